@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * Errors in the reference system's envelope (semantics §0.2): `id` (fresh UUID), `name` (class name),
+ * `message`, `details: [{ message }]`, plus extra keys for some kinds.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    override readonly name: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  toBody(): Record<string, unknown> {
+    return {
+      id: randomUUID(),
+      name: this.name,
+      message: this.message,
+      details: [{ message: this.message }],
+      ...this.extra,
+    };
+  }
+}
+
+export const notFound = (message: string) => new ApiError(404, 'NotFoundError', message);
+export const pathNotAvailable = (path: string) =>
+  notFound(`The path you were looking for (${path}) is not available.`);
+export const badData = (message: string) => new ApiError(400, 'BadDataError', message);
+export const unknownError = () =>
+  new ApiError(500, 'UnknownError', 'Unexpected error. Please try again later.');
+export const authenticationRequired = () =>
+  new ApiError(
+    401,
+    'AuthenticationRequired',
+    'You must log in to use Unleash. Your request had no authorization header, so we could not authorize you. Try logging in at /auth/simple/login',
+    { path: '/auth/simple/login', type: 'password', defaultHidden: false },
+  );
+export const unauthorized = () => new ApiError(401, 'UnauthorizedError', 'You must log in to use Unleash.');

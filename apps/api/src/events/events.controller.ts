@@ -1,0 +1,35 @@
+import { Controller, Get, Param, Res, UseGuards } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { AdminAuthGuard } from '../auth/admin-auth.guard';
+import { FeatureEventsResponseDoc } from './events.docs';
+import { GetFlagEventsQuery, GetLatestEventsQuery } from './get-flag-events.query';
+
+@ApiTags('Events')
+@Controller('api/admin/events')
+@UseGuards(AdminAuthGuard)
+export class EventsController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get(':featureName')
+  @ApiOperation({
+    summary: 'Every event of one feature flag, newest first',
+    description:
+      'All events whose featureName equals the path parameter exactly (case-sensitive), ordered by createdAt desc then id desc. ' +
+      'Unlike the reference system, every event is returned (not only the newest 100). An unknown flag gives an empty list.',
+  })
+  @ApiParam({ name: 'featureName', type: String })
+  @ApiOkResponse({ type: FeatureEventsResponseDoc })
+  async flagEvents(@Param('featureName') featureName: string, @Res() res: Response): Promise<void> {
+    const body = await this.queries.execute(new GetFlagEventsQuery(featureName));
+    res.status(200).type('application/json; charset=utf-8').send(body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'The newest 100 events of the whole instance (as the reference system)' })
+  async latest(@Res() res: Response): Promise<void> {
+    const body = await this.queries.execute(new GetLatestEventsQuery());
+    res.status(200).type('application/json; charset=utf-8').send(body);
+  }
+}

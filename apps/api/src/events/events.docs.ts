@@ -1,0 +1,28 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+/** OpenAPI description of the response shapes (api-spec 2.1, 2.2, 4.1). Documentation only. */
+export class TagDoc {
+  @ApiProperty({ minLength: 2, maxLength: 50 }) value: string;
+  @ApiProperty({ minLength: 2, maxLength: 50 }) type: string;
+}
+
+export class FeatureEventDoc {
+  @ApiProperty({ type: 'integer', minimum: 1 }) id: number;
+  @ApiProperty() type: string;
+  @ApiProperty() createdBy: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: Number, nullable: true }) createdByUserId: number | null;
+  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true }) data: object | null;
+  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true }) preData: object | null;
+  @ApiProperty({ type: [TagDoc], nullable: true }) tags: TagDoc[] | null;
+  @ApiProperty({ type: String, nullable: true }) featureName: string | null;
+  @ApiProperty({ type: String, nullable: true }) project: string | null;
+  @ApiProperty({ type: String, nullable: true }) environment: string | null;
+}
+
+export class FeatureEventsResponseDoc {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, enum: [1] }) version: number;
+  @ApiPropertyOptional() toggleName: string;
+  @ApiProperty({ type: [FeatureEventDoc] }) events: FeatureEventDoc[];
+  @ApiPropertyOptional({ type: 'integer' }) totalEvents: number;
+}

@@ -1,0 +1,33 @@
+import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
+import { EventLogReadModel } from '@flaglens/projections';
+
+/** The serialised body of GET /api/admin/events/{featureName}. */
+export class GetFlagEventsQuery extends Query<string> {
+  constructor(readonly featureName: string) {
+    super();
+  }
+}
+
+@QueryHandler(GetFlagEventsQuery)
+export class GetFlagEventsHandler implements IQueryHandler<GetFlagEventsQuery, string> {
+  constructor(private readonly events: EventLogReadModel) {}
+
+  async execute({ featureName }: GetFlagEventsQuery): Promise<string> {
+    const { eventsJson, total } = await this.events.eventsOfFlag(featureName);
+    // key order of the reference: version, toggleName, events, totalEvents
+    return `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":[${eventsJson}],"totalEvents":${total}}`;
+  }
+}
+
+/** The serialised body of GET /api/admin/events (the newest 100 events of the instance, as the reference). */
+export class GetLatestEventsQuery extends Query<string> {}
+
+@QueryHandler(GetLatestEventsQuery)
+export class GetLatestEventsHandler implements IQueryHandler<GetLatestEventsQuery, string> {
+  constructor(private readonly events: EventLogReadModel) {}
+
+  async execute(): Promise<string> {
+    const { eventsJson, total } = await this.events.latestEvents(100);
+    return `{"version":1,"events":[${eventsJson}],"totalEvents":${total}}`;
+  }
+}

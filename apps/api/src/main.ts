@@ -1,0 +1,34 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AppConfig, loadConfigOrExit } from '@flaglens/config';
+import { AppModule } from './app.module';
+import { rejectMalformedPath } from './common/decode-path.middleware';
+
+export async function createApiApp(config: AppConfig): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    logger: ['error', 'warn', 'log'],
+  });
+  app.disable('x-powered-by');
+  app.use(rejectMalformedPath);
+  app.enableShutdownHooks();
+  const doc = new DocumentBuilder()
+    .setTitle('flaglens')
+    .setDescription(
+      'Read side of an Unleash-compatible feature-flag administration API, served from event-sourced projections.',
+    )
+    .setVersion('1')
+    .build();
+  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc));
+  return app;
+}
+
+async function bootstrap(): Promise<void> {
+  const config = loadConfigOrExit(); // fail fast with a message naming the variable
+  const app = await createApiApp(config);
+  await app.listen(config.PORT);
+}
+
+if (require.main === module) void bootstrap();

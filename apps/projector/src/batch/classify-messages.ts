@@ -1,0 +1,75 @@
+import { parseEvent, type DeadLetterCode } from '@flaglens/contract';
+import type { SourcedEvent } from '@flaglens/projections';
+
+export interface IncomingMessage {
+  offset: number;
+  key: Buffer | null;
+  value: Buffer | null;
+}
+
+export interface DeadLetter {
+  topic: string;
+  partition: number;
+  offset: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  code: DeadLetterCode | 'db-rejected';
+  reason: string;
+  eventId: number | null;
+}
+
+export interface ClassifyOptions {
+  allowUnknownTypes: boolean;
+  maxBytes: number;
+}
+
+export interface Classified {
+  accepted: SourcedEvent[];
+  dead: DeadLetter[];
+}
+
+// Postgres text cannot hold U+0000; an event whose indexed string fields carry it is rejected here
+// (inside data/preData JSON.stringify escapes it, which is fine).
+// eslint-disable-next-line no-control-regex
+const NUL = /\u0000/;
+
+/** Splits raw messages into accepted events and dead letters. Pure: never throws, never does I/O. */
+export function classifyMessages(
+  topic: string,
+  partition: number,
+  messages: IncomingMessage[],
+  opts: ClassifyOptions,
+): Classified {
+  const accepted: SourcedEvent[] = [];
+  const dead: DeadLetter[] = [];
+  for (const m of messages) {
+    const r = parseEvent(m.value, { allowUnknownTypes: opts.allowUnknownTypes, maxBytes: opts.maxBytes });
+    if (r.ok) {
+      const e = r.event;
+      if (
+        [e.type, e.createdBy, e.featureName, e.project, e.environment].some((s) => s !== null && NUL.test(s))
+      ) {
+        dead.push({
+          ...position(topic, partition, m),
+          code: 'invalid-field',
+          reason: 'a string field contains U+0000',
+          eventId: e.id,
+        });
+        continue;
+      }
+      accepted.push({ event: e, knownType: r.knownType, topic, partition, offset: m.offset });
+    } else {
+      dead.push({
+        ...position(topic, partition, m),
+        code: r.code,
+        reason: r.reason.replace(NUL, '\\u0000'),
+        eventId: null,
+      });
+    }
+  }
+  return { accepted, dead };
+}
+
+function position(topic: string, partition: number, m: IncomingMessage) {
+  return { topic, partition, offset: m.offset, key: m.key, value: m.value };
+}

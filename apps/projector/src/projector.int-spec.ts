@@ -1,0 +1,253 @@
+import type { INestApplication } from '@nestjs/common';
+import type { Kafka } from 'kafkajs';
+import { loadConfig } from '@flaglens/config';
+import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from '../../../test/support/test-kafka';
+import { flagEvent, toMessage } from '../../../test/support/event-factory';
+import { startApp, stopApp } from '../../../test/support/processes';
+import { freePort } from '../../../test/support/http';
+import { waitFor } from '../../../test/support/wait-for';
+import { createProjectorApp } from './main';
+
+/** Real Kafka broker, real Postgres: the projector's exactly-once path. */
+describe('projector (real Kafka and Postgres)', () => {
+  let kafka: Kafka;
+  let db: TestDatabase;
+  let topic: string;
+  let dropTopic: () => Promise<void>;
+  const apps: INestApplication[] = [];
+
+  const config = (group: string) =>
+    loadConfig({
+      DATABASE_URL: db.url,
+      KAFKA_BROKERS: BROKERS,
+      KAFKA_TOPIC: topic,
+      KAFKA_GROUP_ID: group,
+      LOG_LEVEL: 'warn',
+    });
+
+  async function startProjector(group: string): Promise<INestApplication> {
+    const app = await createProjectorApp(config(group));
+    app.useLogger(['error']);
+    await app.init();
+    apps.push(app);
+    return app;
+  }
+
+  async function stored(): Promise<number> {
+    return Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n);
+  }
+
+  async function lagZero(group: string): Promise<boolean> {
+    const admin = kafka.admin();
+    await admin.connect();
+    const hw = await admin.fetchTopicOffsets(topic);
+    await admin.disconnect();
+    const rows = await db.query<{ partition: number; next_offset: string }>(
+      'SELECT partition, next_offset FROM projector_offsets WHERE group_id = $1 AND topic = $2',
+      [group, topic],
+    );
+    const pos = new Map(rows.map((r) => [r.partition, Number(r.next_offset)]));
+    return hw.every((p) => Number(p.high) === 0 || pos.get(p.partition) === Number(p.high));
+  }
+
+  beforeEach(async () => {
+    kafka = testKafka();
+    db = await createTestDatabase('projector');
+    ({ topic, drop: dropTopic } = await createTestTopic(kafka, 'projector'));
+  });
+
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+    await dropTopic();
+    await db.drop();
+  });
+
+  it('projects 10,000 events over many flags, each flag complete, in order, with its total', async () => {
+    const flags = Array.from({ length: 200 }, (_, i) => `flag-${i}`);
+    const events = Array.from({ length: 10000 }, (_, i) => flagEvent(i + 1, flags[i % flags.length], i));
+    await produce(kafka, topic, events.map(toMessage));
+    await startProjector('g-10k');
+    await waitFor('all 10,000 stored', async () => (await stored()) === 10000, { timeoutMs: 90000 });
+    await waitFor('lag 0', () => lagZero('g-10k'));
+
+    for (const flag of ['flag-0', 'flag-77', 'flag-199']) {
+      const expected = events
+        .filter((e) => e.featureName === flag)
+        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id));
+      const rows = await db.query<{ body: string }>(
+        'SELECT body FROM event_log WHERE feature_name = $1 ORDER BY created_at DESC, id DESC',
+        [flag],
+      );
+      expect(rows.map((r) => JSON.parse(r.body).id)).toEqual(expected.map((e) => e.id));
+      expect(JSON.parse(rows[0].body)).toEqual({ ...expected[0] });
+    }
+    const perFlag = await db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM event_log GROUP BY feature_name',
+    );
+    expect(perFlag).toHaveLength(200);
+    expect(perFlag.every((r) => Number(r.n) === 50)).toBe(true);
+    // Kafka's committed offsets follow Postgres, so standard lag tools see the progress
+    const admin = kafka.admin();
+    await admin.connect();
+    const committed = await admin.fetchOffsets({ groupId: 'g-10k', topics: [topic] });
+    const hw = await admin.fetchTopicOffsets(topic);
+    await admin.disconnect();
+    for (const p of committed[0].partitions) {
+      expect(p.offset).toBe(hw.find((h) => h.partition === p.partition)!.high);
+    }
+  });
+
+  it('stores an event id sent twice (two offsets) once', async () => {
+    const e = flagEvent(42, 'dup-flag', 1);
+    await produce(kafka, topic, [toMessage(e), toMessage(flagEvent(43, 'dup-flag', 2)), toMessage(e)]);
+    // and once more in a later batch, after the first copy is committed
+    await startProjector('g-dup');
+    await waitFor('2 stored', async () => (await stored()) === 2);
+    await produce(kafka, topic, [toMessage(e), toMessage(flagEvent(44, 'dup-flag', 3))]);
+    await waitFor('3 stored', async () => (await stored()) === 3);
+    await waitFor('lag 0', () => lagZero('g-dup'));
+    expect(await stored()).toBe(3);
+    const ids = await db.query<{ id: string }>('SELECT id FROM event_log ORDER BY id');
+    expect(ids.map((r) => Number(r.id))).toEqual([42, 43, 44]);
+    expect(await db.query('SELECT * FROM dead_letters')).toHaveLength(0);
+  });
+
+  it('dead-letters poison messages with their reason and keeps projecting their neighbours', async () => {
+    const key = 'poison-flag';
+    const good = (id: number) => ({ key, value: JSON.stringify(flagEvent(id, key, id)) });
+    const poison: { value: string | Buffer | null; code: string }[] = [
+      { value: '{"id": 1, "type": ', code: 'malformed-json' },
+      { value: JSON.stringify({ ...flagEvent(900, key), createdBy: undefined }), code: 'invalid-field' },
+      {
+        value: JSON.stringify({ ...flagEvent(901, key), tags: [{ value: 'x', type: 'simple' }] }),
+        code: 'invalid-field',
+      },
+      { value: JSON.stringify({ ...flagEvent(902, key), id: 0 }), code: 'invalid-field' },
+      { value: JSON.stringify({ ...flagEvent(903, key), type: 'feature-teleported' }), code: 'unknown-type' },
+      {
+        value: JSON.stringify({ ...flagEvent(904, key), data: { blob: 'x'.repeat(2 * 1024 * 1024) } }),
+        code: 'too-large',
+      },
+      { value: Buffer.alloc(0), code: 'empty' },
+      { value: null, code: 'empty' },
+    ];
+    const messages = [good(1)];
+    poison.forEach((p, i) => messages.push({ key, value: p.value as string }, good(i + 2)));
+    await produce(kafka, topic, messages, 4);
+    await startProjector('g-poison');
+    await waitFor('lag 0', () => lagZero('g-poison'), { timeoutMs: 60000 });
+
+    expect(await stored()).toBe(poison.length + 1);
+    const dead = await db.query<{
+      offset: string;
+      reason_code: string;
+      reason: string;
+      message_value: Buffer | null;
+    }>('SELECT "offset", reason_code, reason, message_value FROM dead_letters ORDER BY "offset"');
+    expect(dead.map((d) => d.reason_code)).toEqual(poison.map((p) => p.code));
+    expect(dead.every((d) => d.reason.length > 0)).toBe(true);
+    expect(dead[0].message_value?.toString()).toBe('{"id": 1, "type": ');
+    expect(dead[1].reason).toMatch(/createdBy/);
+    expect(dead[2].reason).toMatch(/tags/);
+    expect(dead[3].reason).toMatch(/id/);
+  });
+
+  it('loses nothing and stores nothing twice when the projector is SIGKILLed mid-stream', async () => {
+    const total = 30000;
+    const events = Array.from({ length: total }, (_, i) => flagEvent(i + 1, `kill-${i % 97}`, i));
+    await produce(kafka, topic, events.map(toMessage), 2000);
+    const env = {
+      DATABASE_URL: db.url,
+      KAFKA_BROKERS: BROKERS,
+      KAFKA_TOPIC: topic,
+      KAFKA_GROUP_ID: 'g-kill',
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+      PROJECTOR_PORT: String(await freePort()),
+    };
+    const logs: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      const before = await stored();
+      const child = startApp('projector', env, logs);
+      child.once('exit', (code) => code !== null && code !== 0 && logs.push(`exited with ${code}`));
+      // kill it once it has made progress but before it is done
+      await waitFor(
+        'progress',
+        async () => {
+          if (child.exitCode !== null) throw new Error(`projector exited: ${logs.join('').slice(-2000)}`);
+          return (await stored()) > before || (await stored()) === total;
+        },
+        { timeoutMs: 90000, intervalMs: 20 },
+      );
+      await stopApp(child, 'SIGKILL');
+      if ((await stored()) === total) break;
+    }
+    const child = startApp('projector', env);
+    try {
+      await waitFor('all stored', async () => (await stored()) === total, { timeoutMs: 120000 });
+      await waitFor('lag 0', () => lagZero('g-kill'), { timeoutMs: 60000 });
+    } finally {
+      await stopApp(child);
+    }
+    const [{ n, d }] = await db.query<{ n: string; d: string }>(
+      'SELECT count(*) AS n, count(DISTINCT id) AS d FROM event_log',
+    );
+    expect(Number(n)).toBe(total);
+    expect(Number(d)).toBe(total);
+    // offsets consistent: every stored event's source offset is below its partition's stored position
+    const bad = await db.query(
+      `SELECT e.id FROM event_log e JOIN projector_offsets o ON o.group_id = 'g-kill' AND o.topic = e.source_topic AND o.partition = e.source_partition
+        WHERE e.source_offset >= o.next_offset`,
+    );
+    expect(bad).toHaveLength(0);
+  });
+
+  it('gives the same tables with two projectors in one group, one stopped during the run, as with one', async () => {
+    const events = Array.from({ length: 20000 }, (_, i) => flagEvent(i + 1, `two-${i % 50}`, i));
+    await produce(kafka, topic, events.slice(0, 10000).map(toMessage), 2000);
+    await startProjector('g-two');
+    const second = await startProjector('g-two');
+    await produce(kafka, topic, events.slice(10000).map(toMessage), 2000);
+    await waitFor('some progress', async () => (await stored()) > 5000, { timeoutMs: 60000, intervalMs: 20 });
+    await second.close();
+    apps.splice(apps.indexOf(second), 1);
+    await waitFor('all stored', async () => (await stored()) === 20000, { timeoutMs: 90000 });
+    await waitFor('lag 0', () => lagZero('g-two'));
+    const twoProjectors = await db.query<{ h: string }>(
+      `SELECT md5(string_agg(id || ':' || body, ',' ORDER BY id)) AS h FROM event_log`,
+    );
+    const expectedHash = await db.query<{ h: string }>(
+      `SELECT md5(string_agg(id || ':' || body, ',' ORDER BY id)) AS h FROM event_log WHERE id <= 20000`,
+    );
+    expect(twoProjectors[0].h).toBe(expectedHash[0].h);
+
+    // one projector over the same topic into a fresh database gives the identical table
+    const single = await createTestDatabase('single');
+    try {
+      const app = await createProjectorApp(
+        loadConfig({
+          DATABASE_URL: single.url,
+          KAFKA_BROKERS: BROKERS,
+          KAFKA_TOPIC: topic,
+          KAFKA_GROUP_ID: 'g-one',
+        }),
+      );
+      app.useLogger(['error']);
+      await app.init();
+      apps.push(app);
+      await waitFor(
+        'single stored all',
+        async () =>
+          Number((await single.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n) === 20000,
+        { timeoutMs: 90000 },
+      );
+      const h = await single.query<{ h: string }>(
+        `SELECT md5(string_agg(id || ':' || body, ',' ORDER BY id)) AS h FROM event_log`,
+      );
+      expect(h[0].h).toBe(twoProjectors[0].h);
+    } finally {
+      for (const app of apps.splice(0)) await app.close();
+      await single.drop();
+    }
+  });
+});

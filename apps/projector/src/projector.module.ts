@@ -1,0 +1,47 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '@flaglens/config';
+import { createDataSource } from '@flaglens/persistence';
+import { createKafka } from '@flaglens/kafka';
+import { BatchApplier } from './batch/batch-applier';
+import { ProjectorConsumer } from './consumer/projector-consumer.service';
+import { HealthController } from './health.controller';
+import { KAFKA } from './tokens';
+
+@Module({})
+export class ProjectorModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: ProjectorModule,
+      controllers: [HealthController],
+      providers: [{ provide: AppConfig, useValue: config }, ...PROVIDERS],
+    };
+  }
+}
+
+const PROVIDERS = [
+  {
+    provide: DataSource,
+    inject: [AppConfig],
+    useFactory: async (config: AppConfig) => {
+      const ds = createDataSource({
+        url: config.DATABASE_URL,
+        poolSize: Math.max(config.PROJECTOR_CONCURRENCY + 2, 4),
+        applicationName: 'flaglens-projector',
+      });
+      return ds.initialize();
+    },
+  },
+  {
+    provide: KAFKA,
+    inject: [AppConfig],
+    useFactory: (config: AppConfig) =>
+      createKafka({ brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-projector` }),
+  },
+  {
+    provide: BatchApplier,
+    inject: [DataSource, AppConfig],
+    useFactory: (db: DataSource, config: AppConfig) => new BatchApplier(db, config.KAFKA_GROUP_ID),
+  },
+  ProjectorConsumer,
+];

@@ -1,0 +1,45 @@
+import { ConfigError, loadConfig, redactUrl } from './app-config';
+
+describe('loadConfig', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const c = loadConfig({});
+    expect(c.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/flaglens');
+    expect(c.KAFKA_BROKERS).toBe('127.0.0.1:9092');
+    expect(c.KAFKA_TOPIC).toBe('flaglens.events');
+    expect(c.KAFKA_GROUP_ID).toBe('flaglens-projector');
+    expect(c.PORT).toBe(4242);
+    expect(c.ACCEPT_UNKNOWN_EVENT_TYPES).toBe(false);
+  });
+
+  it('parses numbers and booleans from strings', () => {
+    const c = loadConfig({
+      PORT: '8080',
+      ACCEPT_UNKNOWN_EVENT_TYPES: 'true',
+      FLAGLENS_CLOCK: '2026-11-22T09:01:00Z',
+    });
+    expect(c.PORT).toBe(8080);
+    expect(c.ACCEPT_UNKNOWN_EVENT_TYPES).toBe(true);
+    expect(c.FLAGLENS_CLOCK).toBe('2026-11-22T09:01:00Z');
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['KAFKA_BROKERS', 'localhost'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['FLAGLENS_CLOCK', 'yesterday'],
+    ['KAFKA_TOPIC', 'bad topic'],
+  ])('rejects %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=`));
+  });
+
+  it('never prints a database password', () => {
+    expect(redactUrl('postgres://u:secret@h:5432/db')).toBe('postgres://u:***@h:5432/db');
+    try {
+      loadConfig({ DATABASE_URL: 'postgres://u:secret@h:5432/db', PORT: 'x' });
+    } catch (e) {
+      expect(String(e)).not.toContain('secret');
+    }
+  });
+});

@@ -1,0 +1,162 @@
+import 'reflect-metadata';
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
+
+const POSTGRES_URL = /^postgres(ql)?:\/\/[^\s]+$/;
+const BROKER_LIST = /^[A-Za-z0-9.-]+:\d{1,5}(,[A-Za-z0-9.-]+:\d{1,5})*$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined || value === ''
+    ? undefined
+    : value === 'true' || value === '1'
+      ? true
+      : value === 'false' || value === '0'
+        ? false
+        : value;
+
+/**
+ * Every environment variable flaglens reads, with its default and its limits.
+ * Validated once at start-up: a wrong value stops the process with a message naming the variable.
+ * The README's configuration table mirrors this class.
+ */
+export class AppConfig {
+  @Matches(POSTGRES_URL, { message: 'must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/flaglens';
+
+  /** Read replica for the api; falls back to DATABASE_URL. */
+  @IsOptional()
+  @Matches(POSTGRES_URL, { message: 'must be a postgres:// URL' })
+  DATABASE_READ_URL?: string;
+
+  @Matches(BROKER_LIST, { message: 'must be a comma-separated list of host:port' })
+  KAFKA_BROKERS = '127.0.0.1:9092';
+
+  @IsString()
+  @Matches(/^[A-Za-z0-9._-]{1,249}$/, { message: 'must be a valid Kafka topic name' })
+  KAFKA_TOPIC = 'flaglens.events';
+
+  @IsString()
+  @Matches(/^[A-Za-z0-9._-]{1,249}$/, { message: 'must be a valid consumer group id' })
+  KAFKA_GROUP_ID = 'flaglens-projector';
+
+  @IsString()
+  KAFKA_CLIENT_ID = 'flaglens';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  PORT = 4242;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  PROJECTOR_PORT = 4243;
+
+  /** Pins the read clock (RFC 3339), for tests and demos. */
+  @IsOptional()
+  @Matches(RFC3339, { message: 'must be an RFC 3339 date-time, e.g. 2026-11-22T09:01:00Z' })
+  FLAGLENS_CLOCK?: string;
+
+  /** Store events of a type outside api-spec part 6 in the flag's event list instead of dead-lettering them. */
+  @Transform(toBool)
+  @IsBoolean()
+  ACCEPT_UNKNOWN_EVENT_TYPES = false;
+
+  /** Largest accepted event value in bytes; larger ones are dead-lettered. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(64 * 1024 * 1024)
+  MAX_EVENT_BYTES = 1024 * 1024;
+
+  /** How many partitions one projector applies at once (each on its own connection). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  PROJECTOR_CONCURRENCY = 2;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  DB_POOL_SIZE = 10;
+
+  /** Kafka consumer session timeout: how soon a dead projector's partitions move to a live one. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(6000)
+  @Max(300000)
+  KAFKA_SESSION_TIMEOUT_MS = 30000;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  /** Authentication of /api/admin routes (personal access tokens). `off` only for local experiments. */
+  @IsIn(['on', 'off'])
+  FLAGLENS_AUTH = 'off';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the configuration from an environment map; throws ConfigError naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const defaults = new AppConfig();
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(defaults) as (keyof AppConfig)[]) {
+    if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
+  }
+  for (const key of ['DATABASE_READ_URL', 'FLAGLENS_CLOCK'] as const) {
+    if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
+  }
+  const config = plainToInstance(AppConfig, raw, { exposeDefaultValues: true });
+  const errors = validateSync(config, { forbidUnknownValues: false });
+  if (errors.length > 0) {
+    throw new ConfigError(
+      errors.map((e) => {
+        const value = (raw as Record<string, unknown>)[e.property];
+        const shown = e.property.includes('URL') ? redactUrl(String(value)) : JSON.stringify(value);
+        return `${e.property}=${shown}: ${Object.values(e.constraints ?? {}).join('; ')}`;
+      }),
+    );
+  }
+  return config;
+}
+
+/** Removes a password from a connection URL before it is printed. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+}
+
+/** Loads the config or exits the process with the problem list (for app entry points). */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  try {
+    return loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`flaglens: ${e.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw e;
+  }
+}

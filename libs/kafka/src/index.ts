@@ -1,0 +1,2 @@
+export * from './kafka-client';
+export * from './topic-admin';

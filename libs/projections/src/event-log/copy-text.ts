@@ -1,0 +1,13 @@
+/** Encodes one field for Postgres COPY ... FROM STDIN in text format. */
+export function copyField(v: string | number | boolean | null | undefined): string {
+  if (v === null || v === undefined) return '\\N';
+  if (typeof v !== 'string') return String(v);
+  // backslash first, then the characters COPY text treats as delimiters
+  return /[\\\t\n\r]/.test(v)
+    ? v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r')
+    : v;
+}
+
+export function copyRow(fields: (string | number | boolean | null | undefined)[]): string {
+  return fields.map(copyField).join('\t') + '\n';
+}

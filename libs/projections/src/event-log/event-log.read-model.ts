@@ -1,0 +1,36 @@
+import type { DataSource } from 'typeorm';
+
+export interface FlagEventList {
+  /** JSON array elements, already serialised, newest first (createdAt desc, then id desc). */
+  eventsJson: string;
+  total: number;
+}
+
+/**
+ * Reads of the event log. The JSON of each event is stored pre-serialised, and the list is assembled
+ * in SQL, so Node never decodes the rows (DESIGN: reads).
+ */
+export class EventLogReadModel {
+  constructor(private readonly db: DataSource) {}
+
+  /** Every event of the flag (exact, case-sensitive name). */
+  async eventsOfFlag(featureName: string): Promise<FlagEventList> {
+    const rows: { total: number; events: string | null }[] = await this.db.query(
+      `SELECT count(*)::int AS total, string_agg(body, ',' ORDER BY created_at DESC, id DESC) AS events
+         FROM event_log WHERE feature_name = $1`,
+      [featureName],
+    );
+    return { total: rows[0]?.total ?? 0, eventsJson: rows[0]?.events ?? '' };
+  }
+
+  /** The newest `limit` events of the whole instance, and how many there are. */
+  async latestEvents(limit: number): Promise<FlagEventList> {
+    const rows: { total: number; events: string | null }[] = await this.db.query(
+      `SELECT (SELECT count(*)::int FROM event_log) AS total,
+              (SELECT string_agg(body, ',' ORDER BY created_at DESC, id DESC)
+                 FROM (SELECT body, created_at, id FROM event_log ORDER BY created_at DESC, id DESC LIMIT $1) t) AS events`,
+      [limit],
+    );
+    return { total: rows[0]?.total ?? 0, eventsJson: rows[0]?.events ?? '' };
+  }
+}

@@ -1,0 +1,4 @@
+export * from './event-wire';
+export * from './event-log.projection';
+export * from './event-log.read-model';
+export * from './event-log.migration';

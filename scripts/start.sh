@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `npm start`: infrastructure, schema, projector and api, demo data; Ctrl-C stops the apps.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log() { printf '[start] %s\n' "$*"; }
+
+[ -d node_modules ] || { log "installing dependencies (npm ci)"; npm ci; }
+bash scripts/infra.sh up
+npm run -s migrate
+
+mkdir -p .run
+PORT="${PORT:-4242}"
+PROJECTOR_PORT="${PROJECTOR_PORT:-4243}"
+export PORT PROJECTOR_PORT
+pids=()
+cleanup() {
+  log "stopping apps"
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  wait || true
+}
+trap cleanup EXIT INT TERM
+
+npm run -s start:projector >> .run/projector.log 2>&1 &
+pids+=($!)
+npm run -s start:api >> .run/api.log 2>&1 &
+pids+=($!)
+
+for _ in $(seq 1 120); do
+  curl -fs "http://127.0.0.1:${PORT}/health/live" >/dev/null 2>&1 && break
+  sleep 0.5
+done
+curl -fs "http://127.0.0.1:${PORT}/health/live" >/dev/null || { log "the api did not start; see .run/api.log"; tail -20 .run/api.log; exit 1; }
+
+npx ts-node -r tsconfig-paths/register --transpile-only scripts/seed-demo.ts
+
+cat <<MSG
+
+flaglens is running.
+  api        http://127.0.0.1:${PORT}          (logs: .run/api.log)
+  OpenAPI    http://127.0.0.1:${PORT}/docs
+  contract   http://127.0.0.1:${PORT}/schemas/feature-event.json
+  projector  http://127.0.0.1:${PROJECTOR_PORT}/health/ready   (logs: .run/projector.log)
+
+Try:
+  curl -s http://127.0.0.1:${PORT}/api/admin/events/checkout.new-flow | head -c 600; echo
+  npm run cli -- publish test/fixtures/reference-sample/events.ndjson    # duplicates are stored once
+  npm run cli -- --help
+
+Ctrl-C stops the apps; \`npm run infra:down\` stops Kafka.
+MSG
+wait

@@ -1,0 +1,162 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { ChildProcess } from 'node:child_process';
+import type { Kafka } from 'kafkajs';
+import { createTestDatabase, TestDatabase } from './support/test-database';
+import { BROKERS, createTestTopic, testKafka } from './support/test-kafka';
+import { freePort, httpGet } from './support/http';
+import { startApp, stopApp } from './support/processes';
+import { waitFor } from './support/wait-for';
+
+const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
+const ROOT = join(__dirname, '..');
+
+interface Captured {
+  request: { method: string; path: string; as?: string; auth?: string };
+  status: number;
+  contentType: string;
+  body: {
+    version: number;
+    toggleName?: string;
+    events: { id: number; createdAt: string }[];
+    totalEvents: number;
+  };
+}
+
+const load = (file: string): Captured => JSON.parse(readFileSync(file, 'utf8'));
+
+/** DESIGN.md: newest first by createdAt, then id (the reference has no tie-breaker). */
+const byDesignOrder = (a: { id: number; createdAt: string }, b: { id: number; createdAt: string }) =>
+  a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id;
+
+describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Postgres)', () => {
+  let kafka: Kafka;
+  let db: TestDatabase;
+  let topic: string;
+  let dropTopic: () => Promise<void>;
+  let api: ChildProcess;
+  let projector: ChildProcess;
+  let port: number;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    kafka = testKafka();
+    db = await createTestDatabase('events_e2e');
+    ({ topic, drop: dropTopic } = await createTestTopic(kafka, 'events-e2e'));
+    port = await freePort();
+    const env = {
+      DATABASE_URL: db.url,
+      KAFKA_BROKERS: BROKERS,
+      KAFKA_TOPIC: topic,
+      KAFKA_GROUP_ID: 'e2e',
+      PORT: String(port),
+      PROJECTOR_PORT: String(await freePort()),
+    };
+    projector = startApp('projector', env, logs);
+    api = startApp('api', env, logs);
+    // publish the reference sample through the operator CLI
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        '-r',
+        'ts-node/register/transpile-only',
+        '-r',
+        'tsconfig-paths/register',
+        join(ROOT, 'apps/cli/src/main.ts'),
+        'publish',
+        join(SAMPLE, 'events.ndjson'),
+      ],
+      { cwd: ROOT, env: { ...process.env, ...env } },
+    );
+    expect(stdout).toMatch(/sent 101 event\(s\)/);
+    await waitFor(
+      'sample projected',
+      async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n) === 101,
+      { timeoutMs: 90000 },
+    );
+    await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
+      timeoutMs: 60000,
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all([api && stopApp(api), projector && stopApp(projector)]);
+    await dropTopic?.();
+    await db?.drop();
+  });
+
+  const flagFiles = readdirSync(join(SAMPLE, 'responses', 'events')).filter((f) => f.endsWith('.json'));
+
+  it.each(flagFiles)('answers %s as the reference did (ties ordered by id desc)', async (file) => {
+    const captured = load(join(SAMPLE, 'responses', 'events', file));
+    const res = await httpGet(port, captured.request.path);
+    expect(res.status).toBe(captured.status);
+    expect(res.headers['content-type']).toBe(captured.contentType);
+    const expected = { ...captured.body, events: [...captured.body.events].sort(byDesignOrder) };
+    // same bytes as the reference would send for this order: key order included
+    expect(res.text).toBe(JSON.stringify(expected));
+  });
+
+  it('returns every event of a flag, beyond the reference limit of 100, newest first', async () => {
+    const all = await db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM event_log WHERE feature_name = 'checkout.new-flow'`,
+    );
+    const body = (await httpGet(port, '/api/admin/events/checkout.new-flow')).json() as Captured['body'];
+    expect(body.totalEvents).toBe(Number(all[0].n));
+    expect(body.events).toHaveLength(body.totalEvents);
+    expect([...body.events].sort(byDesignOrder)).toEqual(body.events);
+  });
+
+  const errorCases = [
+    'events-space.json',
+    'events-encoded-slash.json',
+    'events-unicode.json',
+    'events-300-chars.json',
+    'events-wrong-case.json',
+    'events-dot-dot.json',
+    'events-unknown-flag.json',
+    'events-trailing-slash.json',
+  ];
+  it.each(errorCases)('%s: same status and body as the reference', async (file) => {
+    const captured = load(join(SAMPLE, 'responses', 'errors', file));
+    const res = await httpGet(port, captured.request.path);
+    expect(res.status).toBe(captured.status);
+    const expected = { ...captured.body, events: [...(captured.body.events ?? [])].sort(byDesignOrder) };
+    expect(res.json()).toEqual(expected);
+  });
+
+  it('answers a path with a raw slash with the reference 404 envelope', async () => {
+    const captured = load(join(SAMPLE, 'responses', 'errors', 'events-raw-slash.json')) as unknown as {
+      status: number;
+      body: Record<string, unknown>;
+    };
+    const res = await httpGet(port, '/api/admin/events/a/b');
+    expect(res.status).toBe(404);
+    const body = res.json() as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(['id', 'name', 'message', 'details']);
+    expect({ ...body, id: 'x' }).toEqual({ ...captured.body, id: 'x' });
+    expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers a malformed escape with 400 in the envelope, not a stack trace (documented difference)', async () => {
+    const res = await httpGet(port, '/api/admin/events/%E0%A4%A');
+    expect(res.status).toBe(400);
+    const body = res.json() as { name: string; message: string; details: { message: string }[] };
+    expect(body.name).toBe('BadDataError');
+    expect(body.details).toEqual([{ message: body.message }]);
+    expect(res.text).not.toMatch(/stack|node_modules|at /);
+  });
+
+  it('serves the published event contract and the OpenAPI document', async () => {
+    const schema = await httpGet(port, '/schemas/feature-event.json');
+    expect(schema.status).toBe(200);
+    expect((schema.json() as { title: string }).title).toBe('FeatureEvent');
+    const docs = await httpGet(port, '/docs-json');
+    expect(docs.status).toBe(200);
+    expect(Object.keys((docs.json() as { paths: object }).paths)).toContain(
+      '/api/admin/events/{featureName}',
+    );
+  });
+});

@@ -1,0 +1,47 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** Starts one of the apps as a real process (ts-node, transpile-only), with the given environment. */
+export function startApp(
+  app: 'api' | 'projector',
+  env: Record<string, string>,
+  logTo?: string[],
+): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      'ts-node/register/transpile-only',
+      '-r',
+      'tsconfig-paths/register',
+      join(ROOT, 'apps', app, 'src', 'main.ts'),
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const sink = (d: Buffer) => {
+    if (logTo) logTo.push(d.toString());
+    if (process.env.FLAGLENS_TEST_VERBOSE) process.stderr.write(`[${app}] ${d}`);
+  };
+  child.stdout?.on('data', sink);
+  child.stderr?.on('data', sink);
+  return child;
+}
+
+export async function stopApp(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+  timeoutMs = 20000,
+): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}

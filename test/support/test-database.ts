@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { createDataSource } from '@flaglens/persistence';
+import { MIGRATIONS } from '../../migrations';
+
+const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  drop(): Promise<void>;
+}
+
+function withDb(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+/** A fresh, migrated database for one test file (real Postgres), dropped afterwards. */
+export async function createTestDatabase(label: string): Promise<TestDatabase> {
+  const name = `flaglens_t_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(3).toString('hex')}`;
+  const admin = new Client({ connectionString: withDb(BASE_URL, 'postgres') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = withDb(BASE_URL, name);
+  const ds = createDataSource({ url, migrations: MIGRATIONS, poolSize: 2, applicationName: 'flaglens-test' });
+  await ds.initialize();
+  await ds.runMigrations({ transaction: 'each' });
+  await ds.destroy();
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  return {
+    url,
+    name,
+    query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
+    drop: async () => {
+      await client.end().catch(() => undefined);
+      const a = new Client({ connectionString: withDb(BASE_URL, 'postgres') });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}

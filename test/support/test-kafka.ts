@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import type { Kafka, Message } from 'kafkajs';
+import { createKafka } from '@flaglens/kafka';
+
+export const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
+
+export function testKafka(): Kafka {
+  return createKafka({ brokers: BROKERS, clientId: 'flaglens-test', log: () => undefined });
+}
+
+/** A fresh topic (unlimited retention, large messages allowed), deleted by `drop`. */
+export async function createTestTopic(
+  kafka: Kafka,
+  label: string,
+  partitions = 6,
+): Promise<{ topic: string; drop(): Promise<void> }> {
+  const topic = `flaglens.test.${label}.${randomBytes(3).toString('hex')}`;
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({
+    waitForLeaders: true,
+    topics: [
+      {
+        topic,
+        numPartitions: partitions,
+        replicationFactor: 1,
+        configEntries: [
+          { name: 'retention.ms', value: '-1' },
+          { name: 'max.message.bytes', value: '4194304' },
+        ],
+      },
+    ],
+  });
+  await admin.disconnect();
+  return {
+    topic,
+    drop: async () => {
+      const a = kafka.admin();
+      await a.connect();
+      await a.deleteTopics({ topics: [topic] }).catch(() => undefined);
+      await a.disconnect();
+    },
+  };
+}
+
+/** Produces messages in chunks, waiting for all replicas. */
+export async function produce(kafka: Kafka, topic: string, messages: Message[], chunk = 500): Promise<void> {
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  try {
+    for (let i = 0; i < messages.length; i += chunk) {
+      await producer.send({ topic, messages: messages.slice(i, i + chunk), acks: -1 });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
