@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@flaglens/config';
 import { createDataSource } from '@flaglens/persistence';
 import { createKafka } from '@flaglens/kafka';
+import { allProjections } from '@flaglens/projections';
+import { Logger } from '@nestjs/common';
 import { BatchApplier } from './batch/batch-applier';
 import { ProjectorConsumer } from './consumer/projector-consumer.service';
 import { HealthController } from './health.controller';
@@ -41,7 +43,12 @@ const PROVIDERS = [
   {
     provide: BatchApplier,
     inject: [DataSource, AppConfig],
-    useFactory: (db: DataSource, config: AppConfig) => new BatchApplier(db, config.KAFKA_GROUP_ID),
+    useFactory: (db: DataSource, config: AppConfig) => {
+      const log = new Logger('Projections');
+      return new BatchApplier(db, config.KAFKA_GROUP_ID, allProjections(), (projection, id, reason) =>
+        log.warn(`${projection}: event ${id} not applied: ${reason}`),
+      );
+    },
   },
   ProjectorConsumer,
 ];

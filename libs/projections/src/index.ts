@@ -1,1 +1,3 @@
 export * from './event-log';
+export * from './projection';
+export * from './registry';

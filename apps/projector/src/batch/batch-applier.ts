@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
-import { appendEvents, type SourcedEvent } from '@flaglens/projections';
+import { appendEvents, type Projection, type SourcedEvent } from '@flaglens/projections';
 import type { DeadLetter } from './classify-messages';
 
 /** Another consumer moved this partition's stored position: we no longer own it (or we are stale). */
@@ -48,6 +48,9 @@ export class BatchApplier {
   constructor(
     private readonly db: DataSource,
     private readonly groupId: string,
+    private readonly projections: Projection[] = [],
+    private readonly onSkipped: (projection: string, eventId: number, reason: string) => void = () =>
+      undefined,
   ) {}
 
   private async withClient<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
@@ -116,6 +119,13 @@ export class BatchApplier {
                 eventId: s.event.id,
               });
             }
+          }
+        }
+        // the other projections see each newly stored event of a known type once
+        const known = stored.filter((s) => s.knownType);
+        if (known.length > 0) {
+          for (const p of this.projections) {
+            await p.apply(c, known, { skipped: (id, reason) => this.onSkipped(p.name, id, reason) });
           }
         }
         const dead = [...batch.dead, ...rejected];
