@@ -5,7 +5,8 @@ import { promisify } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import type { Kafka } from 'kafkajs';
 import { createTestDatabase, TestDatabase } from './support/test-database';
-import { BROKERS, createTestTopic, testKafka } from './support/test-kafka';
+import { BROKERS, createTestTopic, produce, testKafka } from './support/test-kafka';
+import { flagEvent, toMessage } from './support/event-factory';
 import { freePort, httpGet } from './support/http';
 import { startApp, stopApp } from './support/processes';
 import { waitFor } from './support/wait-for';
@@ -40,6 +41,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   let projector: ChildProcess;
   let port: number;
   const logs: string[] = [];
+  const bigFlag = Array.from({ length: 150 }, (_, i) => flagEvent(1000 + i, 'big.flag', Math.floor(i / 3)));
 
   beforeAll(async () => {
     kafka = testKafka();
