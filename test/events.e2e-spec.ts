@@ -73,9 +73,13 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
       { cwd: ROOT, env: { ...process.env, ...env } },
     );
     expect(stdout).toMatch(/sent 101 event\(s\)/);
+    // a flag with more events than the reference's page of 100, several sharing one createdAt
+    await produce(kafka, topic, bigFlag.map(toMessage));
     await waitFor(
       'sample projected',
-      async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n) === 101,
+      async () =>
+        Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n) ===
+        101 + bigFlag.length,
       { timeoutMs: 90000 },
     );
     await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
@@ -101,14 +105,35 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
     expect(res.text).toBe(JSON.stringify(expected));
   });
 
-  it('returns every event of a flag, beyond the reference limit of 100, newest first', async () => {
-    const all = await db.query<{ n: string }>(
-      `SELECT count(*) AS n FROM event_log WHERE feature_name = 'checkout.new-flow'`,
+  it('returns every event of a flag, beyond the reference limit of 100, newest first, ties by id desc', async () => {
+    const body = (await httpGet(port, '/api/admin/events/big.flag')).json() as Captured['body'];
+    expect(body.totalEvents).toBe(150);
+    expect(body.events).toHaveLength(150);
+    // by hand: timestamps step every 3 events, so ids 1149, 1148, 1147 share the newest createdAt
+    expect(body.events.map((e) => e.id)).toEqual(Array.from({ length: 150 }, (_, i) => 1149 - i));
+    expect(body.events[0]).toEqual(bigFlag[149]);
+  });
+
+  it('shows a newly projected event at once, even right after the list was read (cache dropped on commit)', async () => {
+    const path = '/api/admin/events/fresh.flag';
+    await produce(kafka, topic, [toMessage(flagEvent(5000, 'fresh.flag', 1))]);
+    await waitFor(
+      'first event visible',
+      async () => ((await httpGet(port, path)).json() as Captured['body']).totalEvents === 1,
     );
-    const body = (await httpGet(port, '/api/admin/events/checkout.new-flow')).json() as Captured['body'];
-    expect(body.totalEvents).toBe(Number(all[0].n));
-    expect(body.events).toHaveLength(body.totalEvents);
-    expect([...body.events].sort(byDesignOrder)).toEqual(body.events);
+    for (let i = 0; i < 5; i++) await httpGet(port, path); // cached now
+    const t0 = Date.now();
+    await produce(kafka, topic, [toMessage(flagEvent(5001, 'fresh.flag', 2))]);
+    const body = await waitFor(
+      'second event visible',
+      async () => {
+        const b = (await httpGet(port, path)).json() as Captured['body'];
+        return b.totalEvents === 2 ? b : null;
+      },
+      { timeoutMs: 10000, intervalMs: 20 },
+    );
+    expect(body!.events.map((e) => e.id)).toEqual([5001, 5000]);
+    expect(Date.now() - t0).toBeLessThan(5000);
   });
 
   const errorCases = [

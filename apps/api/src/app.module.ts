@@ -3,7 +3,9 @@ import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { AppConfig, Clock, clockFromConfig } from '@flaglens/config';
-import { createDataSource } from '@flaglens/persistence';
+import { createDataSource, pgPoolOf } from '@flaglens/persistence';
+import { ChangeListener } from './cache/change-listener.service';
+import { FlagEventsCache } from './cache/flag-events.cache';
 import { EventLogReadModel } from '@flaglens/projections';
 import { AdminAuthGuard } from './auth/admin-auth.guard';
 import { AllErrorsFilter } from './common/all-errors.filter';
@@ -40,8 +42,10 @@ const PROVIDERS = [
   {
     provide: EventLogReadModel,
     inject: [DataSource],
-    useFactory: (db: DataSource) => new EventLogReadModel(db),
+    useFactory: (db: DataSource) => new EventLogReadModel(pgPoolOf(db)),
   },
+  ChangeListener,
+  FlagEventsCache,
   { provide: APP_FILTER, useClass: AllErrorsFilter },
   AdminAuthGuard,
   GetFlagEventsHandler,

@@ -27,13 +27,14 @@ export async function publishNdjson(
 ): Promise<PublishSummary> {
   const input =
     typeof source === 'string' ? (source === '-' ? process.stdin : createReadStream(source)) : source;
-  const lines = createInterface({ input, crlfDelay: Infinity });
   const producer: Producer = kafka.producer({
     allowAutoTopicCreation: false,
     idempotent: false,
     maxInFlightRequests: 5,
   });
   await producer.connect();
+  // attach the reader only now: lines read before its async iterator is consumed would be lost
+  const lines = createInterface({ input, crlfDelay: Infinity });
   const summary: PublishSummary = { sent: 0, rejected: [] };
   const chunkSize = opts.chunkSize ?? 1000;
   let pending: Message[] = [];

@@ -97,6 +97,14 @@ export class AppConfig {
   @Max(100)
   DB_POOL_SIZE = 10;
 
+  /** Memory for cached api responses, dropped by the projector's change feed; 0 turns caching off.
+   *  Off by itself when DATABASE_READ_URL is set (a replica may lag the feed). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(4096)
+  API_CACHE_MB = 64;
+
   /** Kafka consumer session timeout: how soon a dead projector's partitions move to a live one. */
   @Transform(toInt)
   @IsInt()

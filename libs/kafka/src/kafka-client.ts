@@ -1,5 +1,8 @@
 import { Kafka, logLevel, LogEntry } from 'kafkajs';
 
+// the default (murmur2, Java-compatible) partitioner is the one we want; silence its migration notice
+process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
+
 export interface KafkaClientOptions {
   brokers: string;
   clientId: string;

@@ -47,3 +47,10 @@ export async function ensureDatabase(url: string): Promise<boolean> {
     await client.end();
   }
 }
+
+/** The pg Pool under an initialised TypeORM DataSource, for hot read paths that want named statements. */
+export function pgPoolOf(ds: DataSource): import('pg').Pool {
+  const driver = ds.driver as unknown as { master?: import('pg').Pool };
+  if (!driver.master) throw new Error('the data source is not an initialised postgres data source');
+  return driver.master;
+}

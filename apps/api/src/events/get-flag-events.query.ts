@@ -1,5 +1,6 @@
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import { EventLogReadModel } from '@flaglens/projections';
+import { FlagEventsCache } from '../cache/flag-events.cache';
 
 /** The serialised body of GET /api/admin/events/{featureName}. */
 export class GetFlagEventsQuery extends Query<string> {
@@ -10,12 +11,20 @@ export class GetFlagEventsQuery extends Query<string> {
 
 @QueryHandler(GetFlagEventsQuery)
 export class GetFlagEventsHandler implements IQueryHandler<GetFlagEventsQuery, string> {
-  constructor(private readonly events: EventLogReadModel) {}
+  constructor(
+    private readonly events: EventLogReadModel,
+    private readonly cache: FlagEventsCache,
+  ) {}
 
   async execute({ featureName }: GetFlagEventsQuery): Promise<string> {
+    const cached = this.cache.get(featureName);
+    if (cached !== undefined) return cached;
+    const token = this.cache.begin();
     const { eventsJson, total } = await this.events.eventsOfFlag(featureName);
     // key order of the reference: version, toggleName, events, totalEvents
-    return `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":[${eventsJson}],"totalEvents":${total}}`;
+    const body = `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":[${eventsJson}],"totalEvents":${total}}`;
+    this.cache.set(featureName, body, token);
+    return body;
   }
 }
 

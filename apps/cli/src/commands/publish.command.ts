@@ -22,10 +22,20 @@ export class PublishCommand extends CommandRunner {
   }
 
   async run([file]: string[], flags: PublishFlags): Promise<void> {
+    const topic = flags.topic ?? this.config.KAFKA_TOPIC;
     const kafka = createKafka({
       brokers: this.config.KAFKA_BROKERS,
       clientId: `${this.config.KAFKA_CLIENT_ID}-cli`,
+      log: (level, message) => level === 'error' && process.stderr.write(`kafka: ${message}\n`),
     });
+    const admin = kafka.admin();
+    await admin.connect();
+    const topics = await admin.listTopics().finally(() => admin.disconnect());
+    if (!topics.includes(topic)) {
+      throw new Error(
+        `topic ${topic} does not exist on ${this.config.KAFKA_BROKERS} (npm run infra:up creates ${this.config.KAFKA_TOPIC})`,
+      );
+    }
     const bar =
       process.stderr.isTTY && !flags.json
         ? new SingleBar(
@@ -35,7 +45,7 @@ export class PublishCommand extends CommandRunner {
         : null;
     bar?.start(0, 0, { rejected: 0 });
     const summary = await publishNdjson(kafka, file, {
-      topic: flags.topic ?? this.config.KAFKA_TOPIC,
+      topic,
       raw: flags.raw,
       allowUnknownTypes: this.config.ACCEPT_UNKNOWN_EVENT_TYPES,
       maxBytes: this.config.MAX_EVENT_BYTES,

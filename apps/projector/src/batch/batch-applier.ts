@@ -1,6 +1,12 @@
 import type { PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
-import { appendEvents, type Projection, type SourcedEvent } from '@flaglens/projections';
+import {
+  appendEvents,
+  CHANGE_CHANNEL,
+  encodeChanges,
+  type Projection,
+  type SourcedEvent,
+} from '@flaglens/projections';
 import type { DeadLetter } from './classify-messages';
 
 /** Another consumer moved this partition's stored position: we no longer own it (or we are stale). */
@@ -127,6 +133,11 @@ export class BatchApplier {
           for (const p of this.projections) {
             await p.apply(c, known, { skipped: (id, reason) => this.onSkipped(p.name, id, reason) });
           }
+        }
+        if (stored.length > 0) {
+          // delivered to listeners when (and only if) this transaction commits
+          const flags = stored.flatMap((s) => (s.event.featureName === null ? [] : [s.event.featureName]));
+          await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, encodeChanges(flags)]);
         }
         const dead = [...batch.dead, ...rejected];
         if (dead.length > 0) await insertDeadLetters(c, dead);

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Pool } from 'pg';
 
 export interface FlagEventList {
   /** JSON array elements, already serialised, newest first (createdAt desc, then id desc). */
@@ -7,30 +7,32 @@ export interface FlagEventList {
 }
 
 /**
- * Reads of the event log. The JSON of each event is stored pre-serialised, and the list is assembled
- * in SQL, so Node never decodes the rows (DESIGN: reads).
+ * Reads of the event log. The JSON of each event is stored pre-serialised and the list is assembled in
+ * SQL, so Node never decodes the rows (DESIGN: reads). Named statements are planned once per connection.
  */
 export class EventLogReadModel {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly pool: Pool) {}
 
   /** Every event of the flag (exact, case-sensitive name). */
   async eventsOfFlag(featureName: string): Promise<FlagEventList> {
-    const rows: { total: number; events: string | null }[] = await this.db.query(
-      `SELECT count(*)::int AS total, string_agg(body, ',' ORDER BY created_at DESC, id DESC) AS events
-         FROM event_log WHERE feature_name = $1`,
-      [featureName],
-    );
-    return { total: rows[0]?.total ?? 0, eventsJson: rows[0]?.events ?? '' };
+    const r = await this.pool.query<{ total: number; events: string | null }>({
+      name: 'flaglens-events-of-flag',
+      text: `SELECT count(*)::int AS total, string_agg(body, ',' ORDER BY created_at DESC, id DESC) AS events
+               FROM event_log WHERE feature_name = $1`,
+      values: [featureName],
+    });
+    return { total: r.rows[0]?.total ?? 0, eventsJson: r.rows[0]?.events ?? '' };
   }
 
   /** The newest `limit` events of the whole instance, and how many there are. */
   async latestEvents(limit: number): Promise<FlagEventList> {
-    const rows: { total: number; events: string | null }[] = await this.db.query(
-      `SELECT (SELECT count(*)::int FROM event_log) AS total,
-              (SELECT string_agg(body, ',' ORDER BY created_at DESC, id DESC)
-                 FROM (SELECT body, created_at, id FROM event_log ORDER BY created_at DESC, id DESC LIMIT $1) t) AS events`,
-      [limit],
-    );
-    return { total: rows[0]?.total ?? 0, eventsJson: rows[0]?.events ?? '' };
+    const r = await this.pool.query<{ total: number; events: string | null }>({
+      name: 'flaglens-latest-events',
+      text: `SELECT (SELECT count(*)::int FROM event_log) AS total,
+                    (SELECT string_agg(body, ',' ORDER BY created_at DESC, id DESC)
+                       FROM (SELECT body, created_at, id FROM event_log ORDER BY created_at DESC, id DESC LIMIT $1) t) AS events`,
+      values: [limit],
+    });
+    return { total: r.rows[0]?.total ?? 0, eventsJson: r.rows[0]?.events ?? '' };
   }
 }
