@@ -20,9 +20,10 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-npm run -s start:projector >> .run/projector.log 2>&1 &
+npm run -s build
+node -r ./scripts/dist-paths.js dist/apps/projector/src/main.js >> .run/projector.log 2>&1 &
 pids+=($!)
-npm run -s start:api >> .run/api.log 2>&1 &
+node -r ./scripts/dist-paths.js dist/apps/api/src/main.js >> .run/api.log 2>&1 &
 pids+=($!)
 
 for _ in $(seq 1 120); do

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { AppConfig } from '@flaglens/config';
 import { ChangeListener } from './change-listener.service';
+import type { JsonBody } from '../common/json-body';
 
 /**
  * Serialised event-list bodies by feature name, dropped when the projector commits events of that flag.
@@ -9,7 +10,7 @@ import { ChangeListener } from './change-listener.service';
  */
 @Injectable()
 export class FlagEventsCache {
-  private readonly lru?: LRUCache<string, string>;
+  private readonly lru?: LRUCache<string, JsonBody>;
   private seq = 0;
 
   constructor(
@@ -17,9 +18,9 @@ export class FlagEventsCache {
     private readonly changes: ChangeListener,
   ) {
     if (!changes.enabled) return;
-    this.lru = new LRUCache<string, string>({
+    this.lru = new LRUCache<string, JsonBody>({
       maxSize: config.API_CACHE_MB * 1024 * 1024,
-      sizeCalculation: (body, key) => body.length + key.length + 64,
+      sizeCalculation: (body, key) => body.bytes.length + key.length + 128,
     });
     changes.subscribe((c) => {
       this.seq++;
@@ -28,7 +29,7 @@ export class FlagEventsCache {
     });
   }
 
-  get(featureName: string): string | undefined {
+  get(featureName: string): JsonBody | undefined {
     return this.changes.listening ? this.lru?.get(featureName) : undefined;
   }
 
@@ -37,7 +38,7 @@ export class FlagEventsCache {
     return this.seq;
   }
 
-  set(featureName: string, body: string, token: number): void {
+  set(featureName: string, body: JsonBody, token: number): void {
     if (this.lru && this.changes.listening && token === this.seq) this.lru.set(featureName, body);
   }
 }

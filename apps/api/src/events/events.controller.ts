@@ -3,6 +3,7 @@ import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AdminAuthGuard } from '../auth/admin-auth.guard';
+import { sendJson } from '../common/json-body';
 import { FeatureEventsResponseDoc } from './events.docs';
 import { GetFlagEventsQuery, GetLatestEventsQuery } from './get-flag-events.query';
 
@@ -23,13 +24,13 @@ export class EventsController {
   @ApiOkResponse({ type: FeatureEventsResponseDoc })
   async flagEvents(@Param('featureName') featureName: string, @Res() res: Response): Promise<void> {
     const body = await this.queries.execute(new GetFlagEventsQuery(featureName));
-    res.status(200).type('application/json; charset=utf-8').send(body);
+    sendJson(res, body);
   }
 
   @Get()
   @ApiOperation({ summary: 'The newest 100 events of the whole instance (as the reference system)' })
   async latest(@Res() res: Response): Promise<void> {
     const body = await this.queries.execute(new GetLatestEventsQuery());
-    res.status(200).type('application/json; charset=utf-8').send(body);
+    sendJson(res, body);
   }
 }

@@ -43,8 +43,10 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
       sessionTimeout: this.config.KAFKA_SESSION_TIMEOUT_MS,
       heartbeatInterval: Math.min(3000, Math.floor(this.config.KAFKA_SESSION_TIMEOUT_MS / 3)),
       rebalanceTimeout: 60000,
-      maxBytesPerPartition: 8 * 1024 * 1024,
-      maxBytes: 32 * 1024 * 1024,
+      // ~4k events of ~500 B per partition batch; the broker still returns one larger message whole (KIP-74).
+      // Bounded so the projector stays small (bench: peak RSS).
+      maxBytesPerPartition: 2 * 1024 * 1024,
+      maxBytes: 8 * 1024 * 1024,
       maxWaitTimeInMs: 100,
       retry: { retries: 10 },
     });
