@@ -110,7 +110,7 @@ async function main(): Promise<void> {
   const kafka = createKafka({ brokers: BROKERS, clientId: 'flaglens-bench', log: () => undefined });
   const db = await createTestDatabase('bench');
   const { topic, drop } = await createTestTopic(kafka, 'bench');
-  const pg = new Client({ connectionString: db.url });
+  const pg = new Client({ connectionString: db.url, options: '-c search_path=flaglens_v1,public' });
   await pg.connect();
   const children: ChildProcess[] = [];
   try {

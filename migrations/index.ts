@@ -1,12 +1,18 @@
 import { MigrationInterface } from 'typeorm';
 import { EventLog1763800000100 } from '../libs/projections/src/event-log/event-log.migration';
-import { ProjectorCore1763800000000 } from './1763800000000-projector-core';
+import { Meta1763800000000 } from './1763800000000-meta';
+import { ProjectorOffsets1763800000050 } from './1763800000050-projector-offsets';
+
+type Migration = new () => MigrationInterface;
 
 /**
- * Every migration, in order. Append-only: never edit one that has landed; add a new one.
- * Projection tables' migrations live beside their projection (libs/projections/src/<name>/).
+ * Migrations, in order. Append-only: never edit one that has landed; add a new one.
+ *
+ * META_MIGRATIONS run in `public` (what survives rebuilds). PROJECTION_MIGRATIONS run in every projection
+ * version's schema (`flaglens_v<N>`): on the active version by `npm run migrate`, and in full on the new
+ * version a rebuild creates. Projection tables' migrations live beside their projection
+ * (libs/projections/src/<name>/); they use unqualified table names.
  */
-export const MIGRATIONS: (new () => MigrationInterface)[] = [
-  ProjectorCore1763800000000,
-  EventLog1763800000100,
-];
+export const META_MIGRATIONS: Migration[] = [Meta1763800000000];
+
+export const PROJECTION_MIGRATIONS: Migration[] = [ProjectorOffsets1763800000050, EventLog1763800000100];

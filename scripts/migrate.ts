@@ -1,29 +1,27 @@
-/* Applies the TypeORM migrations to DATABASE_URL, creating the database first if it is missing. */
+/* Applies the migrations to DATABASE_URL (creating the database first if it is missing): `public`, then
+   every projection version in use; creates projection version 1 on a new database. */
 import 'reflect-metadata';
+import { Client } from 'pg';
 import { loadConfigOrExit, redactUrl } from '@flaglens/config';
-import { createDataSource, ensureDatabase } from '@flaglens/persistence';
-import { MIGRATIONS } from '../migrations';
+import { ensureDatabase, migrateDatabase } from '@flaglens/persistence';
+import { META_MIGRATIONS, PROJECTION_MIGRATIONS } from '../migrations';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   if (await ensureDatabase(config.DATABASE_URL)) {
     console.log(`[migrate] created database ${redactUrl(config.DATABASE_URL)}`);
   }
-  const ds = createDataSource({
-    url: config.DATABASE_URL,
-    migrations: MIGRATIONS,
-    applicationName: 'flaglens-migrate',
-  });
-  await ds.initialize();
+  const client = new Client({ connectionString: config.DATABASE_URL, application_name: 'flaglens-migrate' });
+  await client.connect();
   try {
-    const applied = await ds.runMigrations({ transaction: 'each' });
+    const r = await migrateDatabase(config.DATABASE_URL, client, META_MIGRATIONS, PROJECTION_MIGRATIONS);
+    const applied = [...r.meta, ...r.projection];
     console.log(
-      applied.length
-        ? `[migrate] applied ${applied.length}: ${applied.map((m) => m.name).join(', ')}`
-        : '[migrate] schema is up to date',
+      `[migrate] ${applied.length ? `applied ${applied.length}: ${applied.join(', ')}` : 'schema is up to date'}; ` +
+        `active projections: ${r.active.schema}${r.created ? ' (new)' : ''}`,
     );
   } finally {
-    await ds.destroy();
+    await client.end();
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { createDataSource } from '@flaglens/persistence';
-import { MIGRATIONS } from '../../migrations';
+import { activeVersion, migrateDatabase } from '@flaglens/persistence';
+import { META_MIGRATIONS, PROJECTION_MIGRATIONS } from '../../migrations';
 
 const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
 
@@ -9,6 +9,8 @@ export interface TestDatabase {
   url: string;
   name: string;
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Points `query` at the projection version active now (after a rebuild switched it). */
+  useActive(): Promise<void>;
   drop(): Promise<void>;
 }
 
@@ -26,16 +28,20 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   const url = withDb(BASE_URL, name);
-  const ds = createDataSource({ url, migrations: MIGRATIONS, poolSize: 2, applicationName: 'flaglens-test' });
-  await ds.initialize();
-  await ds.runMigrations({ transaction: 'each' });
-  await ds.destroy();
   const client = new Client({ connectionString: url });
   await client.connect();
+  await migrateDatabase(url, client, META_MIGRATIONS, PROJECTION_MIGRATIONS);
+  // unqualified names resolve in the active projection version, then public
+  const useActive = async () => {
+    const active = await activeVersion(client);
+    await client.query(`SET search_path TO ${active!.schema}, public`);
+  };
+  await useActive();
   return {
     url,
     name,
     query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
+    useActive,
     drop: async () => {
       await client.end().catch(() => undefined);
       const a = new Client({ connectionString: withDb(BASE_URL, 'postgres') });

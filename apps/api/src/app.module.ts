@@ -3,7 +3,8 @@ import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { AppConfig, Clock, clockFromConfig } from '@flaglens/config';
-import { createDataSource, pgPoolOf } from '@flaglens/persistence';
+import { createDataSource } from '@flaglens/persistence';
+import { ProjectionReads } from './cache/projection-reads.service';
 import { ChangeListener } from './cache/change-listener.service';
 import { FlagEventsCache } from './cache/flag-events.cache';
 import { EventLogReadModel } from '@flaglens/projections';
@@ -41,9 +42,10 @@ const PROVIDERS = [
   },
   {
     provide: EventLogReadModel,
-    inject: [DataSource],
-    useFactory: (db: DataSource) => new EventLogReadModel(pgPoolOf(db)),
+    inject: [ProjectionReads],
+    useFactory: (reads: ProjectionReads) => new EventLogReadModel(reads),
   },
+  ProjectionReads,
   ChangeListener,
   FlagEventsCache,
   { provide: APP_FILTER, useClass: AllErrorsFilter },

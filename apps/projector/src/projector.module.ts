@@ -45,8 +45,12 @@ const PROVIDERS = [
     inject: [DataSource, AppConfig],
     useFactory: (db: DataSource, config: AppConfig) => {
       const log = new Logger('Projections');
-      return new BatchApplier(db, config.KAFKA_GROUP_ID, allProjections(), (projection, id, reason) =>
-        log.warn(`${projection}: event ${id} not applied: ${reason}`),
+      return new BatchApplier(
+        db,
+        config.KAFKA_GROUP_ID,
+        { kind: 'active' },
+        allProjections(),
+        (projection, id, reason) => log.warn(`${projection}: event ${id} not applied: ${reason}`),
       );
     },
   },

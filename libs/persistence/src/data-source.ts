@@ -7,6 +7,8 @@ export interface DataSourceOptions {
   poolSize?: number;
   applicationName?: string;
   migrations?: (new () => MigrationInterface)[];
+  /** libpq options, e.g. a search_path (see searchPathOption). */
+  options?: string;
 }
 
 /** A TypeORM DataSource over `pg`. Schema changes happen only through migrations (synchronize stays off). */
@@ -21,7 +23,11 @@ export function createDataSource(opts: DataSourceOptions): DataSource {
     applicationName: opts.applicationName ?? 'flaglens',
     poolSize: opts.poolSize ?? 10,
     logging: ['error'],
-    extra: { connectionTimeoutMillis: 5000, keepAlive: true },
+    extra: {
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+      ...(opts.options ? { options: opts.options } : {}),
+    },
   });
 }
 
@@ -46,11 +52,4 @@ export async function ensureDatabase(url: string): Promise<boolean> {
   } finally {
     await client.end();
   }
-}
-
-/** The pg Pool under an initialised TypeORM DataSource, for hot read paths that want named statements. */
-export function pgPoolOf(ds: DataSource): import('pg').Pool {
-  const driver = ds.driver as unknown as { master?: import('pg').Pool };
-  if (!driver.master) throw new Error('the data source is not an initialised postgres data source');
-  return driver.master;
 }

@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
+import { assertSchemaName } from '@flaglens/persistence';
 import {
   appendEvents,
   CHANGE_CHANNEL,
@@ -18,6 +19,18 @@ export class OffsetConflictError extends Error {
   ) {
     super(`stored position of ${topic}[${partition}] is no longer ${expected}: partition lost or moved`);
     this.name = 'OffsetConflictError';
+  }
+}
+
+/**
+ * Which projection version a projector writes: the active one (the live projector; it follows a switch
+ * made by a rebuild), or one fixed version (a rebuild building a new one).
+ */
+export type ProjectionTarget = { kind: 'active' } | { kind: 'version'; schema: string };
+
+export class NoActiveVersionError extends Error {
+  constructor() {
+    super('there is no active projection version: run `npm run migrate`');
   }
 }
 
@@ -54,6 +67,7 @@ export class BatchApplier {
   constructor(
     private readonly db: DataSource,
     private readonly groupId: string,
+    private readonly target: ProjectionTarget = { kind: 'active' },
     private readonly projections: Projection[] = [],
     private readonly onSkipped: (projection: string, eventId: number, reason: string) => void = () =>
       undefined,
@@ -69,19 +83,46 @@ export class BatchApplier {
     }
   }
 
+  /**
+   * Points the transaction at the target version. For the active one, the row is share-locked so a
+   * rebuild's switch waits for batches in flight and the next batch sees the new version.
+   */
+  private async enterVersion(c: PoolClient): Promise<string> {
+    let schema: string;
+    if (this.target.kind === 'version') {
+      schema = this.target.schema;
+    } else {
+      const r = await c.query<{ schema_name: string }>(
+        `SELECT schema_name FROM public.projection_versions WHERE status = 'active' FOR SHARE`,
+      );
+      if (!r.rows[0]) throw new NoActiveVersionError();
+      schema = r.rows[0].schema_name;
+    }
+    await c.query(`SET LOCAL search_path TO ${assertSchemaName(schema)}, public`);
+    return schema;
+  }
+
   /** The stored next offset of a partition (0 for a partition never seen). */
   async loadPosition(topic: string, partition: number): Promise<number> {
     return this.withClient(async (c) => {
-      await c.query(
-        `INSERT INTO projector_offsets (group_id, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
-         ON CONFLICT DO NOTHING`,
-        [this.groupId, topic, partition],
-      );
-      const r = await c.query<{ next_offset: string }>(
-        `SELECT next_offset FROM projector_offsets WHERE group_id = $1 AND topic = $2 AND partition = $3`,
-        [this.groupId, topic, partition],
-      );
-      return Number(r.rows[0].next_offset);
+      await c.query('BEGIN');
+      try {
+        await this.enterVersion(c);
+        await c.query(
+          `INSERT INTO projector_offsets (group_id, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
+           ON CONFLICT DO NOTHING`,
+          [this.groupId, topic, partition],
+        );
+        const r = await c.query<{ next_offset: string }>(
+          `SELECT next_offset FROM projector_offsets WHERE group_id = $1 AND topic = $2 AND partition = $3`,
+          [this.groupId, topic, partition],
+        );
+        await c.query('COMMIT');
+        return Number(r.rows[0].next_offset);
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
     });
   }
 
@@ -100,6 +141,7 @@ export class BatchApplier {
     return this.withClient(async (c) => {
       await c.query('BEGIN');
       try {
+        await this.enterVersion(c);
         const rejected: DeadLetter[] = [];
         let stored: SourcedEvent[];
         if (!isolate) {

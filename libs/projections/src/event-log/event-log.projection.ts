@@ -46,8 +46,6 @@ async function copyInto(client: PoolClient, table: string, events: SourcedEvent[
   await pipeline(Readable.from([rows(events)]), stream);
 }
 
-const stagingReady = new WeakSet<PoolClient>();
-
 /**
  * Appends events to the log, each id at most once. Runs inside the caller's transaction.
  * Fast path: one COPY straight into the table. If an id is already stored (a producer sent it twice,
@@ -69,12 +67,10 @@ export async function appendEvents(client: PoolClient, events: SourcedEvent[]): 
     await client.query('ROLLBACK TO SAVEPOINT event_log_copy');
     if ((e as { code?: string }).code !== '23505') throw e;
   }
-  if (!stagingReady.has(client)) {
-    await client.query(
-      `CREATE TEMP TABLE IF NOT EXISTS event_log_staging (LIKE event_log INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
-    );
-    stagingReady.add(client);
-  }
+  // per transaction: the version (schema) behind `event_log` may change between batches
+  await client.query(
+    `CREATE TEMP TABLE IF NOT EXISTS event_log_staging (LIKE event_log INCLUDING DEFAULTS) ON COMMIT DROP`,
+  );
   await copyInto(client, 'event_log_staging', unique);
   const inserted = await client.query<{ id: string }>(
     `INSERT INTO event_log (${COLUMNS}) SELECT ${COLUMNS} FROM event_log_staging ORDER BY source_offset NULLS FIRST

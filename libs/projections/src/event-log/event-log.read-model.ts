@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { ReadPool } from '@flaglens/persistence';
 
 export interface FlagEventList {
   /** JSON array elements, already serialised, newest first (createdAt desc, then id desc). */
@@ -11,11 +11,11 @@ export interface FlagEventList {
  * SQL, so Node never decodes the rows (DESIGN: reads). Named statements are planned once per connection.
  */
 export class EventLogReadModel {
-  constructor(private readonly pool: Pool) {}
+  constructor(private readonly db: ReadPool) {}
 
   /** Every event of the flag (exact, case-sensitive name). */
   async eventsOfFlag(featureName: string): Promise<FlagEventList> {
-    const r = await this.pool.query<{ total: number; events: string | null }>({
+    const r = await this.db.pool().query<{ total: number; events: string | null }>({
       name: 'flaglens-events-of-flag',
       text: `SELECT count(*)::int AS total, string_agg(body, ',' ORDER BY created_at DESC, id DESC) AS events
                FROM event_log WHERE feature_name = $1`,
@@ -26,7 +26,7 @@ export class EventLogReadModel {
 
   /** The newest `limit` events of the whole instance, and how many there are. */
   async latestEvents(limit: number): Promise<FlagEventList> {
-    const r = await this.pool.query<{ total: number; events: string | null }>({
+    const r = await this.db.pool().query<{ total: number; events: string | null }>({
       name: 'flaglens-latest-events',
       text: `SELECT (SELECT count(*)::int FROM event_log) AS total,
                     (SELECT string_agg(body, ',' ORDER BY created_at DESC, id DESC)

@@ -1,20 +1,14 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Positions (the source of truth for what has been applied) and the dead-letter table. */
-export class ProjectorCore1763800000000 implements MigrationInterface {
-  name = 'ProjectorCore1763800000000';
+/**
+ * The `public` schema: what is not a projection and survives rebuilds. Dead letters (raw messages with
+ * their reason) and the registry of projection versions: each version is a schema `flaglens_v<N>`
+ * holding every projection table and the positions they were built to; exactly one is active.
+ */
+export class Meta1763800000000 implements MigrationInterface {
+  name = 'Meta1763800000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE TABLE projector_offsets (
-        group_id      text        NOT NULL,
-        topic         text        NOT NULL,
-        partition     integer     NOT NULL,
-        next_offset   bigint      NOT NULL,
-        last_event_at timestamptz NULL,
-        updated_at    timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (group_id, topic, partition)
-      )`);
     await q.query(`
       CREATE TABLE dead_letters (
         id              bigserial   PRIMARY KEY,
@@ -32,10 +26,22 @@ export class ProjectorCore1763800000000 implements MigrationInterface {
         CONSTRAINT dead_letters_position_uq UNIQUE (topic, partition, "offset")
       )`);
     await q.query(`CREATE INDEX dead_letters_reason_idx ON dead_letters (reason_code, id)`);
+    await q.query(`
+      CREATE TABLE projection_versions (
+        version      integer     PRIMARY KEY,
+        schema_name  text        NOT NULL UNIQUE,
+        status       text        NOT NULL CHECK (status IN ('building', 'active', 'retired')),
+        created_at   timestamptz NOT NULL DEFAULT now(),
+        activated_at timestamptz NULL,
+        retired_at   timestamptz NULL
+      )`);
+    await q.query(
+      `CREATE UNIQUE INDEX projection_versions_one_active ON projection_versions (status) WHERE status = 'active'`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE projection_versions`);
     await q.query(`DROP TABLE dead_letters`);
-    await q.query(`DROP TABLE projector_offsets`);
   }
 }

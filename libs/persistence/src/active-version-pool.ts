@@ -1,0 +1,69 @@
+import { Pool } from 'pg';
+import { activeVersion, searchPathOption } from './projection-versions';
+
+export interface ReadPool {
+  /** A pool whose connections resolve unqualified table names in the active projection version. */
+  pool(): Pool;
+}
+
+/**
+ * Connections for reading projections. Each pool is bound (search_path) to one projection version; when a
+ * rebuild switches the active version, `refresh` opens a pool on the new one and retires the old pool
+ * after a grace period, so queries in flight finish on the version they started on.
+ */
+export class ActiveVersionPool implements ReadPool {
+  private current?: { schema: string; pool: Pool };
+  private refreshing?: Promise<boolean>;
+
+  constructor(
+    private readonly url: string,
+    private readonly poolSize: number,
+    private readonly graceMs = 30_000,
+  ) {}
+
+  get schema(): string | undefined {
+    return this.current?.schema;
+  }
+
+  pool(): Pool {
+    if (!this.current) throw new Error('no projection version is active yet');
+    return this.current.pool;
+  }
+
+  /** Looks up the active version; returns true when it changed. Concurrent calls share one look-up. */
+  refresh(): Promise<boolean> {
+    this.refreshing ??= this.doRefresh().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async doRefresh(): Promise<boolean> {
+    const probe = this.current?.pool ?? new Pool({ connectionString: this.url, max: 1 });
+    let active;
+    try {
+      active = await activeVersion(probe);
+    } finally {
+      if (!this.current) await probe.end();
+    }
+    if (!active) throw new Error('there is no active projection version: run `npm run migrate`');
+    if (active.schema === this.current?.schema) return false;
+    const old = this.current;
+    this.current = {
+      schema: active.schema,
+      pool: new Pool({
+        connectionString: this.url,
+        max: this.poolSize,
+        options: searchPathOption(active.schema),
+        application_name: 'flaglens-api',
+        connectionTimeoutMillis: 5000,
+        keepAlive: true,
+      }),
+    };
+    if (old) setTimeout(() => void old.pool.end().catch(() => undefined), this.graceMs).unref();
+    return true;
+  }
+
+  async close(): Promise<void> {
+    await this.current?.pool.end().catch(() => undefined);
+    this.current = undefined;
+  }
+}
