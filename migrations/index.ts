@@ -1,5 +1,6 @@
 import { MigrationInterface } from 'typeorm';
 import { EventLog1763800000100 } from '../libs/projections/src/event-log/event-log.migration';
+import { Identity1763800000200 } from '../libs/projections/src/identity/identity.migration';
 import { ProjectorCore1763800000000 } from './1763800000000-projector-core';
 
 /**
@@ -9,4 +10,5 @@ import { ProjectorCore1763800000000 } from './1763800000000-projector-core';
 export const MIGRATIONS: (new () => MigrationInterface)[] = [
   ProjectorCore1763800000000,
   EventLog1763800000100,
+  Identity1763800000200,
 ];

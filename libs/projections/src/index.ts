@@ -1,3 +1,4 @@
 export * from './event-log';
+export * from './identity';
 export * from './projection';
 export * from './registry';
