@@ -193,7 +193,8 @@ export class IdentityState {
         return;
       }
       case 'group-provisional': {
-        for (const g of this.groups.values()) if (g.name === c.name && !g.deleted) return;
+        // a live group of that name, or a deleted one whose history is newer: this creation is already bound
+        for (const g of this.groups.values()) if (g.name === c.name && (!g.deleted || g.v >= eventId)) return;
         const p = this.pendingGroups.get(c.name);
         if (p && eventId < p.v) return;
         this.pendingGroups.set(c.name, { users: [...c.users], v: eventId });
@@ -214,6 +215,7 @@ export class IdentityState {
       case 'group-delete': {
         const g = this.groups.get(c.id) ?? { name: c.name, deleted: false, members: new Set(), v: 0 };
         g.deleted = true;
+        g.v = Math.max(g.v, eventId);
         if (g.name === null) g.name = c.name;
         if (c.name !== null) {
           const pending = this.pendingGroups.get(c.name);

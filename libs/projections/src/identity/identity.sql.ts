@@ -93,7 +93,11 @@ async function applyOne(c: PoolClient, ch: IdentityChange, eventId: number, at: 
       );
       return;
     case 'group-provisional': {
-      const live = await c.query(`SELECT 1 FROM identity_groups WHERE name = $1 AND NOT deleted`, [ch.name]);
+      // a live group of that name, or a deleted one whose history is newer: this creation is already bound
+      const live = await c.query(
+        `SELECT 1 FROM identity_groups WHERE name = $1 AND (NOT deleted OR last_event_id >= $2)`,
+        [ch.name, eventId],
+      );
       if (live.rowCount) return;
       await c.query(
         `INSERT INTO identity_pending_groups (name, users, last_event_id) VALUES ($1, $2, $3)
@@ -134,9 +138,10 @@ async function applyOne(c: PoolClient, ch: IdentityChange, eventId: number, at: 
     }
     case 'group-delete':
       await c.query(
-        `INSERT INTO identity_groups (id, name, deleted) VALUES ($1, $2, true)
-         ON CONFLICT (id) DO UPDATE SET deleted = true, name = COALESCE(identity_groups.name, EXCLUDED.name)`,
-        [ch.id, ch.name],
+        `INSERT INTO identity_groups (id, name, deleted, last_event_id) VALUES ($1, $2, true, $3)
+         ON CONFLICT (id) DO UPDATE SET deleted = true, name = COALESCE(identity_groups.name, EXCLUDED.name),
+           last_event_id = GREATEST(identity_groups.last_event_id, EXCLUDED.last_event_id)`,
+        [ch.id, ch.name, eventId],
       );
       if (ch.name !== null)
         await c.query(`DELETE FROM identity_pending_groups WHERE name = $1 AND last_event_id <= $2`, [
