@@ -1,16 +1,18 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { AppConfig, Clock, clockFromConfig } from '@flaglens/config';
 import { createDataSource } from '@flaglens/persistence';
-import { EventLogReadModel } from '@flaglens/projections';
+import { EventLogReadModel, IdentityReadModel, PersonalAccessTokens } from '@flaglens/projections';
 import { AdminAuthGuard } from './auth/admin-auth.guard';
 import { AllErrorsFilter } from './common/all-errors.filter';
 import { SchemaController } from './docs/schema.controller';
 import { EventsController } from './events/events.controller';
 import { GetFlagEventsHandler, GetLatestEventsHandler } from './events/get-flag-events.query';
 import { HealthController } from './health.controller';
+import { GetProfileHandler } from './profile/get-profile.query';
+import { ProfileController } from './profile/profile.controller';
 
 @Module({})
 export class AppModule {
@@ -18,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [EventsController, SchemaController, HealthController],
+      controllers: [EventsController, ProfileController, SchemaController, HealthController],
       providers: [{ provide: AppConfig, useValue: config }, ...PROVIDERS],
     };
   }
@@ -42,8 +44,21 @@ const PROVIDERS = [
     inject: [DataSource],
     useFactory: (db: DataSource) => new EventLogReadModel(db),
   },
+  {
+    provide: IdentityReadModel,
+    inject: [DataSource],
+    useFactory: (db: DataSource) => new IdentityReadModel(db),
+  },
+  {
+    provide: PersonalAccessTokens,
+    inject: [DataSource],
+    useFactory: (db: DataSource) => new PersonalAccessTokens(db),
+  },
   { provide: APP_FILTER, useClass: AllErrorsFilter },
   AdminAuthGuard,
+  // every /api/admin route is authenticated, including those added later
+  { provide: APP_GUARD, useExisting: AdminAuthGuard },
+  GetProfileHandler,
   GetFlagEventsHandler,
   GetLatestEventsHandler,
 ];
