@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import type { Kafka } from 'kafkajs';
+import { createToken, runCli } from './support/cli';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { BROKERS, createTestTopic, testKafka } from './support/test-kafka';
 import { freePort, httpGet } from './support/http';
@@ -11,7 +10,6 @@ import { startApp, stopApp } from './support/processes';
 import { waitFor } from './support/wait-for';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
-const ROOT = join(__dirname, '..');
 
 interface Captured {
   request: { method: string; path: string; as?: string; auth?: string };
@@ -39,6 +37,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   let api: ChildProcess;
   let projector: ChildProcess;
   let port: number;
+  let auth: Record<string, string>;
   const logs: string[] = [];
 
   beforeAll(async () => {
@@ -57,19 +56,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
     projector = startApp('projector', env, logs);
     api = startApp('api', env, logs);
     // publish the reference sample through the operator CLI
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [
-        '-r',
-        'ts-node/register/transpile-only',
-        '-r',
-        'tsconfig-paths/register',
-        join(ROOT, 'apps/cli/src/main.ts'),
-        'publish',
-        join(SAMPLE, 'events.ndjson'),
-      ],
-      { cwd: ROOT, env: { ...process.env, ...env } },
-    );
+    const { stdout } = await runCli(env, ['publish', join(SAMPLE, 'events.ndjson')]);
     expect(stdout).toMatch(/sent 101 event\(s\)/);
     await waitFor(
       'sample projected',
@@ -79,6 +66,9 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
     await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
       timeoutMs: 60000,
     });
+    // authentication is on by default: the initial admin's personal access token, issued with the CLI
+    const secret = await createToken(env, 'admin');
+    auth = { authorization: secret };
   });
 
   afterAll(async () => {
@@ -91,7 +81,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
 
   it.each(flagFiles)('answers %s as the reference did (ties ordered by id desc)', async (file) => {
     const captured = load(join(SAMPLE, 'responses', 'events', file));
-    const res = await httpGet(port, captured.request.path);
+    const res = await httpGet(port, captured.request.path, auth);
     expect(res.status).toBe(captured.status);
     expect(res.headers['content-type']).toBe(captured.contentType);
     const expected = { ...captured.body, events: [...captured.body.events].sort(byDesignOrder) };
@@ -103,7 +93,9 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
     const all = await db.query<{ n: string }>(
       `SELECT count(*) AS n FROM event_log WHERE feature_name = 'checkout.new-flow'`,
     );
-    const body = (await httpGet(port, '/api/admin/events/checkout.new-flow')).json() as Captured['body'];
+    const body = (
+      await httpGet(port, '/api/admin/events/checkout.new-flow', auth)
+    ).json() as Captured['body'];
     expect(body.totalEvents).toBe(Number(all[0].n));
     expect(body.events).toHaveLength(body.totalEvents);
     expect([...body.events].sort(byDesignOrder)).toEqual(body.events);
@@ -121,7 +113,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   ];
   it.each(errorCases)('%s: same status and body as the reference', async (file) => {
     const captured = load(join(SAMPLE, 'responses', 'errors', file));
-    const res = await httpGet(port, captured.request.path);
+    const res = await httpGet(port, captured.request.path, auth);
     expect(res.status).toBe(captured.status);
     const expected = { ...captured.body, events: [...(captured.body.events ?? [])].sort(byDesignOrder) };
     expect(res.json()).toEqual(expected);
@@ -132,7 +124,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
       status: number;
       body: Record<string, unknown>;
     };
-    const res = await httpGet(port, '/api/admin/events/a/b');
+    const res = await httpGet(port, '/api/admin/events/a/b', auth);
     expect(res.status).toBe(404);
     const body = res.json() as Record<string, unknown>;
     expect(Object.keys(body)).toEqual(['id', 'name', 'message', 'details']);
@@ -141,7 +133,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   });
 
   it('answers a malformed escape with 400 in the envelope, not a stack trace (documented difference)', async () => {
-    const res = await httpGet(port, '/api/admin/events/%E0%A4%A');
+    const res = await httpGet(port, '/api/admin/events/%E0%A4%A', auth);
     expect(res.status).toBe(400);
     const body = res.json() as { name: string; message: string; details: { message: string }[] };
     expect(body.name).toBe('BadDataError');
