@@ -1,18 +1,24 @@
 import { MigrationInterface } from 'typeorm';
 import { EventLog1763800000100 } from '../libs/projections/src/event-log/event-log.migration';
+import { Identity1763800000200 } from '../libs/projections/src/identity/identity.migration';
 import { Meta1763800000000 } from './1763800000000-meta';
 import { ProjectorOffsets1763800000050 } from './1763800000050-projector-offsets';
+import { PersonalAccessTokens1763800000210 } from './1763800000210-personal-access-tokens';
 
 type Migration = new () => MigrationInterface;
 
 /**
  * Migrations, in order. Append-only: never edit one that has landed; add a new one.
  *
- * META_MIGRATIONS run in `public` (what survives rebuilds). PROJECTION_MIGRATIONS run in every projection
- * version's schema (`flaglens_v<N>`): on the active version by `npm run migrate`, and in full on the new
- * version a rebuild creates. Projection tables' migrations live beside their projection
- * (libs/projections/src/<name>/); they use unqualified table names.
+ * META_MIGRATIONS run in `public` (what survives rebuilds: dead letters, the version registry, tokens).
+ * PROJECTION_MIGRATIONS run in every projection version's schema (`flaglens_v<N>`): on the active version
+ * by `npm run migrate`, and in full on the new version a rebuild creates. Projection tables' migrations live
+ * beside their projection (libs/projections/src/<name>/); they use unqualified table names.
  */
-export const META_MIGRATIONS: Migration[] = [Meta1763800000000];
+export const META_MIGRATIONS: Migration[] = [Meta1763800000000, PersonalAccessTokens1763800000210];
 
-export const PROJECTION_MIGRATIONS: Migration[] = [ProjectorOffsets1763800000050, EventLog1763800000100];
+export const PROJECTION_MIGRATIONS: Migration[] = [
+  ProjectorOffsets1763800000050,
+  EventLog1763800000100,
+  Identity1763800000200,
+];

@@ -34,6 +34,9 @@ curl -fs "http://127.0.0.1:${PORT}/health/live" >/dev/null || { log "the api did
 
 npx ts-node -r tsconfig-paths/register --transpile-only scripts/seed-demo.ts
 
+# authentication is on: a personal access token of the initial admin for the examples below (local use)
+TOKEN="$(npm run -s cli -- token create --user admin --name 'npm start' 2>/dev/null | tail -1)"
+
 cat <<MSG
 
 flaglens is running.
@@ -43,7 +46,9 @@ flaglens is running.
   projector  http://127.0.0.1:${PROJECTOR_PORT}/health/ready   (logs: .run/projector.log)
 
 Try:
-  curl -s http://127.0.0.1:${PORT}/api/admin/events/checkout.new-flow | head -c 600; echo
+  curl -s -H "Authorization: ${TOKEN}" http://127.0.0.1:${PORT}/api/admin/events/checkout.new-flow | head -c 600; echo
+  curl -s -H "Authorization: ${TOKEN}" http://127.0.0.1:${PORT}/api/admin/user/profile; echo
+  npm run cli -- token create --user alice@example.com   # a token for another user (printed once)
   npm run cli -- publish test/fixtures/reference-sample/events.ndjson    # duplicates are stored once
   npm run cli -- --help
 

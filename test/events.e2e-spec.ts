@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import type { Kafka } from 'kafkajs';
+import { createToken, runCli } from './support/cli';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { BROKERS, createTestTopic, produce, testKafka } from './support/test-kafka';
 import { flagEvent, toMessage } from './support/event-factory';
@@ -12,7 +11,6 @@ import { startApp, stopApp } from './support/processes';
 import { waitFor } from './support/wait-for';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
-const ROOT = join(__dirname, '..');
 
 interface Captured {
   request: { method: string; path: string; as?: string; auth?: string };
@@ -40,6 +38,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   let api: ChildProcess;
   let projector: ChildProcess;
   let port: number;
+  let auth: Record<string, string>;
   const logs: string[] = [];
   const bigFlag = Array.from({ length: 150 }, (_, i) => flagEvent(1000 + i, 'big.flag', Math.floor(i / 3)));
 
@@ -59,19 +58,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
     projector = startApp('projector', env, logs);
     api = startApp('api', env, logs);
     // publish the reference sample through the operator CLI
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [
-        '-r',
-        'ts-node/register/transpile-only',
-        '-r',
-        'tsconfig-paths/register',
-        join(ROOT, 'apps/cli/src/main.ts'),
-        'publish',
-        join(SAMPLE, 'events.ndjson'),
-      ],
-      { cwd: ROOT, env: { ...process.env, ...env } },
-    );
+    const { stdout } = await runCli(env, ['publish', join(SAMPLE, 'events.ndjson')]);
     expect(stdout).toMatch(/sent 101 event\(s\)/);
     // a flag with more events than the reference's page of 100, several sharing one createdAt
     await produce(kafka, topic, bigFlag.map(toMessage));
@@ -82,6 +69,9 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
         101 + bigFlag.length,
       { timeoutMs: 90000 },
     );
+    // authentication is on by default: the initial admin's personal access token, issued with the CLI
+    const secret = await createToken(env, 'admin');
+    auth = { authorization: secret };
     await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
       timeoutMs: 60000,
     });
@@ -97,7 +87,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
 
   it.each(flagFiles)('answers %s as the reference did (ties ordered by id desc)', async (file) => {
     const captured = load(join(SAMPLE, 'responses', 'events', file));
-    const res = await httpGet(port, captured.request.path);
+    const res = await httpGet(port, captured.request.path, auth);
     expect(res.status).toBe(captured.status);
     expect(res.headers['content-type']).toBe(captured.contentType);
     const expected = { ...captured.body, events: [...captured.body.events].sort(byDesignOrder) };
@@ -106,7 +96,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   });
 
   it('returns every event of a flag, beyond the reference limit of 100, newest first, ties by id desc', async () => {
-    const body = (await httpGet(port, '/api/admin/events/big.flag')).json() as Captured['body'];
+    const body = (await httpGet(port, '/api/admin/events/big.flag', auth)).json() as Captured['body'];
     expect(body.totalEvents).toBe(150);
     expect(body.events).toHaveLength(150);
     // by hand: timestamps step every 3 events, so ids 1149, 1148, 1147 share the newest createdAt
@@ -119,15 +109,15 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
     await produce(kafka, topic, [toMessage(flagEvent(5000, 'fresh.flag', 1))]);
     await waitFor(
       'first event visible',
-      async () => ((await httpGet(port, path)).json() as Captured['body']).totalEvents === 1,
+      async () => ((await httpGet(port, path, auth)).json() as Captured['body']).totalEvents === 1,
     );
-    for (let i = 0; i < 5; i++) await httpGet(port, path); // cached now
+    for (let i = 0; i < 5; i++) await httpGet(port, path, auth); // cached now
     const t0 = Date.now();
     await produce(kafka, topic, [toMessage(flagEvent(5001, 'fresh.flag', 2))]);
     const body = await waitFor(
       'second event visible',
       async () => {
-        const b = (await httpGet(port, path)).json() as Captured['body'];
+        const b = (await httpGet(port, path, auth)).json() as Captured['body'];
         return b.totalEvents === 2 ? b : null;
       },
       { timeoutMs: 10000, intervalMs: 20 },
@@ -148,7 +138,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   ];
   it.each(errorCases)('%s: same status and body as the reference', async (file) => {
     const captured = load(join(SAMPLE, 'responses', 'errors', file));
-    const res = await httpGet(port, captured.request.path);
+    const res = await httpGet(port, captured.request.path, auth);
     expect(res.status).toBe(captured.status);
     const expected = { ...captured.body, events: [...(captured.body.events ?? [])].sort(byDesignOrder) };
     expect(res.json()).toEqual(expected);
@@ -159,7 +149,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
       status: number;
       body: Record<string, unknown>;
     };
-    const res = await httpGet(port, '/api/admin/events/a/b');
+    const res = await httpGet(port, '/api/admin/events/a/b', auth);
     expect(res.status).toBe(404);
     const body = res.json() as Record<string, unknown>;
     expect(Object.keys(body)).toEqual(['id', 'name', 'message', 'details']);
@@ -168,7 +158,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   });
 
   it('answers a malformed escape with 400 in the envelope, not a stack trace (documented difference)', async () => {
-    const res = await httpGet(port, '/api/admin/events/%E0%A4%A');
+    const res = await httpGet(port, '/api/admin/events/%E0%A4%A', auth);
     expect(res.status).toBe(400);
     const body = res.json() as { name: string; message: string; details: { message: string }[] };
     expect(body.name).toBe('BadDataError');

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { AppConfig, Clock, clockFromConfig } from '@flaglens/config';
@@ -7,13 +7,16 @@ import { createDataSource } from '@flaglens/persistence';
 import { ProjectionReads } from './cache/projection-reads.service';
 import { ChangeListener } from './cache/change-listener.service';
 import { FlagEventsCache } from './cache/flag-events.cache';
-import { EventLogReadModel } from '@flaglens/projections';
+import { EventLogReadModel, IdentityReadModel, PersonalAccessTokens } from '@flaglens/projections';
+import { rowsVia } from '@flaglens/persistence';
 import { AdminAuthGuard } from './auth/admin-auth.guard';
 import { AllErrorsFilter } from './common/all-errors.filter';
 import { SchemaController } from './docs/schema.controller';
 import { EventsController } from './events/events.controller';
 import { GetFlagEventsHandler, GetLatestEventsHandler } from './events/get-flag-events.query';
 import { HealthController } from './health.controller';
+import { GetProfileHandler } from './profile/get-profile.query';
+import { ProfileController } from './profile/profile.controller';
 
 @Module({})
 export class AppModule {
@@ -21,7 +24,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [EventsController, SchemaController, HealthController],
+      controllers: [EventsController, ProfileController, SchemaController, HealthController],
       providers: [{ provide: AppConfig, useValue: config }, ...PROVIDERS],
     };
   }
@@ -48,8 +51,22 @@ const PROVIDERS = [
   ProjectionReads,
   ChangeListener,
   FlagEventsCache,
+  {
+    provide: IdentityReadModel,
+    inject: [ProjectionReads],
+    useFactory: (reads: ProjectionReads) => new IdentityReadModel(rowsVia(reads)),
+  },
+  {
+    // tokens (public) are checked against users of the active projection version
+    provide: PersonalAccessTokens,
+    inject: [ProjectionReads],
+    useFactory: (reads: ProjectionReads) => new PersonalAccessTokens(rowsVia(reads)),
+  },
   { provide: APP_FILTER, useClass: AllErrorsFilter },
   AdminAuthGuard,
+  // every /api/admin route is authenticated, including those added later
+  { provide: APP_GUARD, useExisting: AdminAuthGuard },
+  GetProfileHandler,
   GetFlagEventsHandler,
   GetLatestEventsHandler,
 ];

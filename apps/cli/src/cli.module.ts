@@ -1,8 +1,23 @@
 import { Module } from '@nestjs/common';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
+import { CliDatabase } from './cli-database';
 import { PublishCommand } from './commands/publish.command';
+import {
+  TokenCommand,
+  TokenCreateCommand,
+  TokenListCommand,
+  TokenRevokeCommand,
+} from './commands/token.command';
 
 @Module({
-  providers: [{ provide: AppConfig, useFactory: () => loadConfigOrExit() }, PublishCommand],
+  providers: [
+    { provide: AppConfig, useFactory: () => loadConfigOrExit() },
+    CliDatabase,
+    PublishCommand,
+    TokenCommand,
+    TokenCreateCommand,
+    TokenListCommand,
+    TokenRevokeCommand,
+  ],
 })
 export class CliModule {}

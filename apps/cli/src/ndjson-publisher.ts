@@ -25,15 +25,16 @@ export async function publishNdjson(
   source: string | Readable,
   opts: PublishOptions,
 ): Promise<PublishSummary> {
-  const input =
-    typeof source === 'string' ? (source === '-' ? process.stdin : createReadStream(source)) : source;
   const producer: Producer = kafka.producer({
     allowAutoTopicCreation: false,
     idempotent: false,
     maxInFlightRequests: 5,
   });
   await producer.connect();
-  // attach the reader only now: lines read before its async iterator is consumed would be lost
+  // open the input only now: readline emits lines as soon as it is created, and lines emitted before
+  // the `for await` below starts are lost (a slow connect used to publish 0 events)
+  const input =
+    typeof source === 'string' ? (source === '-' ? process.stdin : createReadStream(source)) : source;
   const lines = createInterface({ input, crlfDelay: Infinity });
   const summary: PublishSummary = { sent: 0, rejected: [] };
   const chunkSize = opts.chunkSize ?? 1000;

@@ -115,9 +115,12 @@ export class AppConfig {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
-  /** Authentication of /api/admin routes (personal access tokens). `off` only for local experiments. */
+  /**
+   * Authentication of /api/admin routes (personal access tokens, `token create`). `off` only for local
+   * experiments: every caller is then the initial admin user.
+   */
   @IsIn(['on', 'off'])
-  FLAGLENS_AUTH = 'off';
+  FLAGLENS_AUTH = 'on';
 }
 
 export class ConfigError extends Error {

@@ -67,3 +67,16 @@ export class ActiveVersionPool implements ReadPool {
     this.current = undefined;
   }
 }
+
+/** Something that runs SQL and gives the rows (a TypeORM DataSource is one). */
+export interface RowQueryable {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  query<T = any>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+/** Row queries through a read pool (on the active projection version). */
+export function rowsVia(reads: ReadPool): RowQueryable {
+  return {
+    query: async <T>(sql: string, params?: unknown[]) => (await reads.pool().query(sql, params)).rows as T[],
+  };
+}

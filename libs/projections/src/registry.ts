@@ -1,3 +1,4 @@
+import { IdentityProjection } from './identity/identity.projection';
 import type { Projection } from './projection';
 
 /**
@@ -5,5 +6,5 @@ import type { Projection } from './projection';
  * Add a projection here (and its migration to migrations/index.ts).
  */
 export function allProjections(): Projection[] {
-  return [];
+  return [new IdentityProjection()];
 }

@@ -1,19 +1,45 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
-import { authenticationRequired } from '../common/unleash-errors';
+import { PersonalAccessTokens, tokenFromHeader } from '@flaglens/projections';
+import { authenticationRequired, unauthorized } from '../common/unleash-errors';
+import { AuthenticatedRequest, AUTH_OFF_USER_ID } from './current-user.decorator';
 
 /**
- * Guards every /api/admin route. Until personal access tokens are projected (identity issue) it only
- * checks that credentials are presented, and only when FLAGLENS_AUTH=on.
+ * Guards every /api/admin route (registered globally; `/health`, `/docs`, `/schemas` stay open).
+ *
+ * As the reference (semantics §0.1): `Authorization: user:<secret>`, optionally `Bearer user:<secret>`
+ * (any case), is a personal access token. No Authorization header → 401 AuthenticationRequired (a session
+ * cookie is not a credential here: flaglens has no sessions). Anything else → 401 UnauthorizedError:
+ * an unknown, revoked or expired token, a deleted or system user's token, and any token not of the
+ * `user:` form (flaglens has no API tokens; the reference answers a *valid* client token with 403).
+ * The caller's user id is attached to the request (`@CurrentUser()`).
+ *
+ * Token expiry is checked against the system time, not FLAGLENS_CLOCK (which pins read-time values only).
+ * The secret is never logged nor echoed: errors carry fixed messages.
  */
 @Injectable()
 export class AdminAuthGuard implements CanActivate {
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly tokens: PersonalAccessTokens,
+  ) {}
 
-  canActivate(context: ExecutionContext): boolean {
-    if (this.config.FLAGLENS_AUTH !== 'on') return true;
-    const req = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>();
-    if (!req.headers.authorization) throw authenticationRequired();
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    if (!req.path.startsWith('/api/admin')) return true;
+    if (req.flaglensUserId !== undefined) return true; // already authenticated (guard applied twice)
+    if (this.config.FLAGLENS_AUTH !== 'on') {
+      // local experiments only: every caller is the initial admin
+      req.flaglensUserId = AUTH_OFF_USER_ID;
+      return true;
+    }
+    const header = req.headers.authorization;
+    if (header === undefined || header === '') throw authenticationRequired();
+    const token = tokenFromHeader(header);
+    if (token === null) throw unauthorized();
+    const userId = await this.tokens.authenticate(token, new Date());
+    if (userId === null) throw unauthorized();
+    req.flaglensUserId = userId;
     return true;
   }
 }

@@ -1,15 +1,13 @@
-import { Controller, Get, Param, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AdminAuthGuard } from '../auth/admin-auth.guard';
 import { sendJson } from '../common/json-body';
 import { FeatureEventsResponseDoc } from './events.docs';
 import { GetFlagEventsQuery, GetLatestEventsQuery } from './get-flag-events.query';
 
 @ApiTags('Events')
 @Controller('api/admin/events')
-@UseGuards(AdminAuthGuard)
 export class EventsController {
   constructor(private readonly queries: QueryBus) {}
 

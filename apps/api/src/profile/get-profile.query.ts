@@ -1,0 +1,30 @@
+import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
+import { IdentityReadModel } from '@flaglens/projections';
+
+/** The serialised body of GET /api/admin/user/profile for one user. */
+export class GetProfileQuery extends Query<string> {
+  constructor(readonly userId: number) {
+    super();
+  }
+}
+
+@QueryHandler(GetProfileQuery)
+export class GetProfileHandler implements IQueryHandler<GetProfileQuery, string> {
+  constructor(private readonly identity: IdentityReadModel) {}
+
+  async execute({ userId }: GetProfileQuery): Promise<string> {
+    const p = await this.identity.profile(userId);
+    // key order of the reference: projects, rootRole, subscriptions, features
+    return JSON.stringify({
+      projects: p.projects,
+      rootRole: {
+        id: p.rootRole.id,
+        name: p.rootRole.name,
+        type: p.rootRole.type,
+        description: p.rootRole.description,
+      },
+      subscriptions: p.subscriptions,
+      features: p.features,
+    });
+  }
+}

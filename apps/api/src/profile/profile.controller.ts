@@ -1,0 +1,35 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentUser } from '../auth/current-user.decorator';
+import { GetProfileQuery } from './get-profile.query';
+
+/** OpenAPI description of the profile (api-spec 2.3, 2.11). Documentation only. */
+class RoleDoc {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty() name: string;
+  @ApiProperty({ description: 'root, root-custom, project or custom' }) type: string;
+  @ApiPropertyOptional({ type: String, nullable: true }) description: string | null;
+}
+class ProfileDoc {
+  @ApiProperty({ type: [String], description: 'sorted ascending; archived projects left out' })
+  projects: string[];
+  @ApiProperty({ type: RoleDoc }) rootRole: RoleDoc;
+  @ApiProperty({ type: [String] }) subscriptions: string[];
+  @ApiProperty({ type: [Object], description: 'deprecated; always empty' }) features: object[];
+}
+
+@ApiTags('Users')
+@Controller('api/admin/user')
+export class ProfileController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get('profile')
+  @ApiOperation({ summary: "The calling user's root role, projects and subscriptions" })
+  @ApiOkResponse({ type: ProfileDoc })
+  async profile(@CurrentUser() userId: number, @Res() res: Response): Promise<void> {
+    const body = await this.queries.execute(new GetProfileQuery(userId));
+    res.status(200).type('application/json; charset=utf-8').send(body);
+  }
+}

@@ -1,0 +1,161 @@
+import type { RowQueryable } from '@flaglens/persistence';
+import { ADMIN_ROLE_ID, VIEWER_ROLE_ID } from './identity-changes';
+import { DEFAULT_PROJECT, SUBSCRIPTION_TYPES } from './identity-seed';
+import type { Profile } from './identity-state';
+
+/** The role a membership row `m` points at: by id, or by name (the lowest id of a live role with it). */
+const ROLE_OF_MEMBER = `identity_roles r ON r.id = COALESCE(m.role_id,
+  (SELECT min(x.id) FROM identity_roles x WHERE x.name = m.role_name AND NOT x.deleted))`;
+
+/** Live groups the user belongs to. */
+const GROUPS_OF_USER = `SELECT gu.group_id FROM identity_group_users gu
+  JOIN identity_groups g ON g.id = gu.group_id AND NOT g.deleted WHERE gu.user_id = $1`;
+
+/**
+ * Reads of the identity projection (same rules as IdentityState's reads, in SQL).
+ * Used by the profile endpoint, the auth guard, and (after the merge) the project overview.
+ */
+export class IdentityReadModel {
+  constructor(private readonly db: RowQueryable) {}
+
+  /** GET /api/admin/user/profile (semantics §2, §7.3), keys in the reference order. */
+  async profile(userId: number): Promise<Profile> {
+    const [projects, rootRole] = await Promise.all([this.projectsOf(userId), this.rootRoleOf(userId)]);
+    return { projects, rootRole, subscriptions: [...SUBSCRIPTION_TYPES], features: [] };
+  }
+
+  /** Projects of the user: root-role row (`default`), direct roles, roles of their groups; archived ones left out. */
+  async projectsOf(userId: number): Promise<string[]> {
+    const rows: { projects: string[] }[] = await this.db.query(
+      `WITH p AS (
+         SELECT $2::text AS project FROM identity_users WHERE id = $1 AND root_role_id IS NOT NULL
+         UNION SELECT project FROM identity_project_members WHERE principal_kind = 'user' AND principal_id = $1
+         UNION SELECT project FROM identity_project_members
+                WHERE principal_kind = 'group' AND principal_id IN (${GROUPS_OF_USER}))
+       SELECT COALESCE(array_agg(p.project ORDER BY p.project COLLATE "C"), '{}') AS projects
+         FROM p LEFT JOIN identity_project_states s ON s.project = p.project
+        WHERE s.project IS NULL OR (NOT s.archived AND (s.present OR s.reset_event_id = 0))`,
+      [userId, DEFAULT_PROJECT],
+    );
+    return rows[0]?.projects ?? [];
+  }
+
+  /** The user's root role; the predefined Viewer when none (semantics §2.1). */
+  async rootRoleOf(userId: number): Promise<Profile['rootRole']> {
+    const rows: Profile['rootRole'][] = await this.db.query(
+      `SELECT * FROM (
+         SELECT 0 AS o, r.id::int AS id, r.name, r.type, r.description FROM identity_users u
+           JOIN identity_roles r ON r.id = u.root_role_id AND r.type IN ('root', 'root-custom')
+          WHERE u.id = $1
+         UNION ALL
+         SELECT 1, id::int, name, type, description FROM identity_roles WHERE id = $2) t
+       ORDER BY o LIMIT 1`,
+      [userId, VIEWER_ROLE_ID],
+    );
+    const r = rows[0];
+    return { id: r.id, name: r.name, type: r.type, description: r.description };
+  }
+
+  /**
+   * Members of a project (semantics §3.5): distinct users holding a non-root role in it, directly or
+   * through a group that has a role in it; deleted users excluded; an empty group adds one (the
+   * reference's NULL row, counted by its `count(*)`).
+   */
+  async countProjectMembers(projectId: string): Promise<number> {
+    const rows: { n: number }[] = await this.db.query(
+      `WITH m AS (SELECT * FROM identity_project_members WHERE project = $1),
+       direct AS (
+         SELECT m.principal_id AS user_id FROM m
+           LEFT JOIN identity_users u ON u.id = m.principal_id
+           LEFT JOIN ${ROLE_OF_MEMBER}
+          WHERE m.principal_kind = 'user' AND NOT COALESCE(u.deleted, false) AND r.type IS DISTINCT FROM 'root'),
+       grp AS (
+         SELECT DISTINCT m.principal_id AS group_id FROM m
+           LEFT JOIN identity_groups g ON g.id = m.principal_id
+          WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
+       live AS (
+         SELECT gu.group_id, gu.user_id FROM identity_group_users gu
+           LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
+       via AS (SELECT grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)
+       SELECT ((SELECT count(*) FROM (SELECT user_id FROM direct UNION SELECT user_id FROM via WHERE user_id IS NOT NULL) x)
+             + (CASE WHEN EXISTS (SELECT 1 FROM via WHERE user_id IS NULL) THEN 1 ELSE 0 END))::int AS n`,
+      [projectId],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * Whether the user may see the project: always for a project that is not `private` (or not known
+   * here); for a private one, only admins (root role Admin) and members (directly or through a group).
+   */
+  async canSeeProject(userId: number, projectId: string): Promise<boolean> {
+    const rows: { ok: boolean }[] = await this.db.query(
+      `SELECT CASE
+         WHEN COALESCE((SELECT mode FROM identity_project_states WHERE project = $2), 'open') <> 'private' THEN true
+         WHEN EXISTS (SELECT 1 FROM identity_users WHERE id = $1 AND deleted) THEN false
+         WHEN EXISTS (SELECT 1 FROM identity_users u JOIN identity_roles r ON r.id = u.root_role_id
+                       AND r.type IN ('root', 'root-custom') WHERE u.id = $1 AND r.id = $3) THEN true
+         WHEN EXISTS (SELECT 1 FROM identity_project_members m WHERE m.project = $2 AND (
+                (m.principal_kind = 'user' AND m.principal_id = $1)
+             OR (m.principal_kind = 'group' AND m.principal_id IN (${GROUPS_OF_USER})))) THEN true
+         ELSE false END AS ok`,
+      [userId, projectId, ADMIN_ROLE_ID],
+    );
+    return rows[0]?.ok === true;
+  }
+
+  async isFavoriteProject(userId: number, projectId: string): Promise<boolean> {
+    return this.isFavorite(userId, 'project', projectId);
+  }
+
+  async isFavoriteFeature(userId: number, featureName: string): Promise<boolean> {
+    return this.isFavorite(userId, 'feature', featureName);
+  }
+
+  private async isFavorite(userId: number, target: string, name: string): Promise<boolean> {
+    const rows: { f: boolean }[] = await this.db.query(
+      `SELECT is_favorite AS f FROM identity_favorites WHERE user_id = $1 AND target = $2 AND name = $3`,
+      [userId, target, name],
+    );
+    return rows[0]?.f === true;
+  }
+
+  /**
+   * stats.projectMembersAddedCurrentWindow (semantics §3.3): distinct users with a non-root role in P
+   * whose row was created at or after `since`, and members of groups whose role in P was; +1 for an
+   * empty such group.
+   */
+  async countProjectMembersAddedSince(projectId: string, since: Date): Promise<number> {
+    const rows: { n: number }[] = await this.db.query(
+      `WITH m AS (SELECT * FROM identity_project_members WHERE project = $1 AND created_at >= $2),
+       direct AS (
+         SELECT m.principal_id AS user_id FROM m
+           LEFT JOIN identity_users u ON u.id = m.principal_id
+           LEFT JOIN ${ROLE_OF_MEMBER}
+          WHERE m.principal_kind = 'user' AND NOT COALESCE(u.deleted, false) AND r.type IS DISTINCT FROM 'root'),
+       grp AS (
+         SELECT DISTINCT m.principal_id AS group_id FROM m
+           LEFT JOIN identity_groups g ON g.id = m.principal_id
+          WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
+       live AS (
+         SELECT gu.group_id, gu.user_id FROM identity_group_users gu
+           LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
+       via AS (SELECT grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)
+       SELECT ((SELECT count(*) FROM (SELECT user_id FROM direct UNION SELECT user_id FROM via WHERE user_id IS NOT NULL) x)
+             + (CASE WHEN EXISTS (SELECT 1 FROM via WHERE user_id IS NULL) THEN 1 ELSE 0 END))::int AS n`,
+      [projectId, since],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** A user by id, username or e-mail (case-insensitive), for the token CLI. Deleted users excluded. */
+  async findUser(ref: string): Promise<{ id: number; username: string | null; email: string | null } | null> {
+    const rows: { id: number; username: string | null; email: string | null }[] = await this.db.query(
+      `SELECT id::int AS id, username, email FROM identity_users
+        WHERE NOT deleted AND (id = $2 OR lower(username) = lower($1) OR lower(email) = lower($1))
+        ORDER BY id = $2 DESC, id LIMIT 1`,
+      [ref, /^-?\d{1,15}$/.test(ref) ? Number(ref) : null],
+    );
+    return rows[0] ?? null;
+  }
+}

@@ -1,0 +1,264 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import type { Kafka } from 'kafkajs';
+import { createToken, runCli } from './support/cli';
+import { createTestDatabase, TestDatabase } from './support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from './support/test-kafka';
+import { freePort, httpGet, HttpResult } from './support/http';
+import { startApp, stopApp } from './support/processes';
+import { waitFor } from './support/wait-for';
+
+const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
+
+interface Captured {
+  request: { method: string; path: string; as?: string; auth?: string };
+  status: number;
+  contentType: string;
+  body: Record<string, unknown>;
+}
+const load = (dir: string, file: string): Captured =>
+  JSON.parse(readFileSync(join(SAMPLE, 'responses', dir, file), 'utf8'));
+
+const BAD_USER_TOKEN = 'user:' + 'f'.repeat(64);
+const BAD_ADMIN_TOKEN = '*:*.9c3a0f6f1d2e4b5a8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d';
+const CLIENT_TOKEN = 'default:development.4d2b8e1c6f0a9b7e5d3c1a2b4c6d8e0f1a3b5c7d9e1f3a5b7c9d1e3f';
+
+/** The credentials sent for each captured `auth` case of responses/errors/*. */
+const CASES: Record<string, Record<string, string>> = {
+  'no-credentials': {},
+  'bad-pat': { authorization: BAD_USER_TOKEN },
+  'bad-token': { authorization: BAD_ADMIN_TOKEN },
+  'bearer-bad-token': { authorization: `Bearer ${BAD_ADMIN_TOKEN}` },
+  'bad-session-cookie': { cookie: 'unleash-session=s%3AbogusSessionId.bogusSignature' },
+};
+
+describe('GET /api/admin/user/profile and authentication (running apps, real Kafka and Postgres)', () => {
+  let kafka: Kafka;
+  let db: TestDatabase;
+  let topic: string;
+  let dropTopic: () => Promise<void>;
+  let api: ChildProcess;
+  let projector: ChildProcess;
+  let port: number;
+  let env: Record<string, string>;
+  const logs: string[] = [];
+  const tokens: Record<string, string> = {};
+  const sent: string[] = [BAD_USER_TOKEN, BAD_ADMIN_TOKEN, CLIENT_TOKEN];
+
+  beforeAll(async () => {
+    kafka = testKafka();
+    db = await createTestDatabase('profile_e2e');
+    ({ topic, drop: dropTopic } = await createTestTopic(kafka, 'profile-e2e'));
+    port = await freePort();
+    env = {
+      DATABASE_URL: db.url,
+      KAFKA_BROKERS: BROKERS,
+      KAFKA_TOPIC: topic,
+      KAFKA_GROUP_ID: 'e2e',
+      PORT: String(port),
+      PROJECTOR_PORT: String(await freePort()),
+      FLAGLENS_CLOCK: '2026-11-22T09:01:00Z',
+      LOG_LEVEL: 'debug',
+    };
+    projector = startApp('projector', env, logs);
+    api = startApp('api', env, logs);
+    const { stdout } = await runCli(env, ['publish', join(SAMPLE, 'events.ndjson')]);
+    expect(stdout).toMatch(/sent 101 event\(s\)/);
+    await waitFor(
+      'sample projected',
+      async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n) === 101,
+      { timeoutMs: 90000 },
+    );
+    await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
+      timeoutMs: 60000,
+    });
+    // by id, by e-mail, by id, by username
+    for (const [user, ref] of [
+      ['admin', '1'],
+      ['alice', 'alice@example.com'],
+      ['bob', '3'],
+      ['carol', 'carol'],
+    ]) {
+      tokens[user] = await createToken(env, ref, ['--name', `${user} e2e`]);
+      sent.push(tokens[user]);
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all([api && stopApp(api), projector && stopApp(projector)]);
+    await dropTopic?.();
+    await db?.drop();
+  });
+
+  const profile = (headers: Record<string, string>) => httpGet(port, '/api/admin/user/profile', headers);
+
+  it.each(['admin', 'alice', 'bob', 'carol'])(
+    'the profile of %s equals the reference capture',
+    async (user) => {
+      const captured = load('profile', `${user}.json`);
+      const res = await profile({ authorization: tokens[user] });
+      expect(res.status).toBe(captured.status);
+      expect(res.headers['content-type']).toBe(captured.contentType);
+      expect(res.text).toBe(JSON.stringify(captured.body)); // same bytes: key order included
+    },
+  );
+
+  it('accepts the Bearer form, in any case', async () => {
+    for (const prefix of ['Bearer ', 'bearer ', 'BEARER '])
+      expect((await profile({ authorization: prefix + tokens.alice })).status).toBe(200);
+  });
+
+  const captures = ['events', 'profile'].flatMap((endpoint) =>
+    Object.keys(CASES)
+      .map((c) => `${endpoint}-${c}.json`)
+      .filter((f) => {
+        try {
+          return !!load('errors', f);
+        } catch {
+          return false;
+        }
+      }),
+  );
+
+  it.each(captures)('%s: same status and envelope as the reference (all but the id)', async (file) => {
+    const captured = load('errors', file);
+    const kind = file.replace(/^(events|profile)-/, '').replace(/\.json$/, '');
+    const res = await httpGet(port, captured.request.path, CASES[kind]);
+    expect(res.status).toBe(captured.status);
+    expect(res.headers['content-type']).toBe(captured.contentType);
+    const body = res.json() as Record<string, unknown>;
+    expect(body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(Object.keys(body)).toEqual(Object.keys(captured.body));
+    expect({ ...body, id: 'x' }).toEqual({ ...captured.body, id: 'x' });
+  });
+
+  it('the same answers on the instance event list (the third /api/admin endpoint)', async () => {
+    const none = await httpGet(port, '/api/admin/events', {});
+    expect([none.status, (none.json() as { name: string }).name]).toEqual([401, 'AuthenticationRequired']);
+    const bad = await httpGet(port, '/api/admin/events', { authorization: `bearer ${BAD_USER_TOKEN}` });
+    expect([bad.status, (bad.json() as { name: string }).name]).toEqual([401, 'UnauthorizedError']);
+    expect((await httpGet(port, '/api/admin/events', { authorization: tokens.bob })).status).toBe(200);
+  });
+
+  it('a client API token is 401 UnauthorizedError (documented: the reference answers a valid one with 403)', async () => {
+    const captured = load('errors', 'profile-client-token.json');
+    expect(captured.status).toBe(403);
+    const res = await profile({ authorization: CLIENT_TOKEN });
+    expect(res.status).toBe(401);
+    expect((res.json() as { name: string }).name).toBe('UnauthorizedError');
+  });
+
+  it('/health, /docs and /schemas stay open', async () => {
+    expect((await httpGet(port, '/health/live')).status).toBe(200);
+    expect((await httpGet(port, '/docs-json')).status).toBe(200);
+    expect((await httpGet(port, '/schemas/feature-event.json')).status).toBe(200);
+  });
+
+  it('revoked and expired tokens stop working; so do the tokens of a user deleted later', async () => {
+    const revoked = await createToken(env, 'bob@example.com');
+    sent.push(revoked);
+    expect((await profile({ authorization: revoked })).status).toBe(200);
+    const list = JSON.parse((await runCli(env, ['token', 'list', '--json'])).stdout) as { id: number }[];
+    const id = list[list.length - 1].id;
+    await runCli(env, ['token', 'revoke', String(id)]);
+    expect((await profile({ authorization: revoked })).status).toBe(401);
+
+    const expiresAt = Date.now() + 6000; // the CLI itself takes a second or two to start
+    const expiring = await createToken(env, '3', ['--expires', new Date(expiresAt).toISOString()]);
+    sent.push(expiring);
+    expect((await profile({ authorization: expiring })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 300));
+    const expired = await profile({ authorization: expiring });
+    expect([expired.status, (expired.json() as { name: string }).name]).toEqual([401, 'UnauthorizedError']);
+
+    const base = {
+      createdBy: 'admin',
+      createdByUserId: 1,
+      environment: null,
+      project: null,
+      featureName: null,
+    };
+    const user = { id: 9, name: 'Frank', email: 'frank@example.com', rootRole: 3 };
+    await produce(kafka, topic, [
+      {
+        key: 'instance',
+        value: JSON.stringify({
+          ...base,
+          id: 500,
+          type: 'user-created',
+          createdAt: '2026-11-22T09:00:00.000Z',
+          data: user,
+          preData: null,
+          tags: [],
+        }),
+      },
+    ]);
+    await waitFor(
+      'frank projected',
+      async () => (await db.query('SELECT 1 FROM identity_users WHERE id = 9')).length > 0,
+    );
+    const frank = await createToken(env, 'frank@example.com');
+    sent.push(frank);
+    expect((await profile({ authorization: frank })).json()).toMatchObject({ rootRole: { name: 'Viewer' } });
+    await produce(kafka, topic, [
+      {
+        key: 'instance',
+        value: JSON.stringify({
+          ...base,
+          id: 501,
+          type: 'user-deleted',
+          createdAt: '2026-11-22T09:00:01.000Z',
+          data: null,
+          preData: user,
+          tags: [],
+        }),
+      },
+    ]);
+    await waitFor('frank deleted', async () => (await profile({ authorization: frank })).status === 401);
+  });
+
+  it('a burst of 2,000 requests with wrong tokens gets only 401s while good requests keep answering', async () => {
+    const bad: HttpResult[] = [];
+    const good: HttpResult[] = [];
+    let burstDone = false;
+    const burst = (async () => {
+      const forms = [BAD_USER_TOKEN, `Bearer ${BAD_USER_TOKEN}`, BAD_ADMIN_TOKEN, 'user:x', CLIENT_TOKEN];
+      for (let i = 0; i < 2000; i += 50) {
+        const wave = Array.from({ length: 50 }, (_, k) =>
+          httpGet(port, '/api/admin/user/profile', {
+            authorization: forms[(i + k) % forms.length] + (i + k),
+          }),
+        );
+        bad.push(...(await Promise.all(wave)));
+      }
+      burstDone = true;
+    })();
+    const steady = (async () => {
+      while (!burstDone) {
+        good.push(await profile({ authorization: tokens.carol }));
+      }
+    })();
+    await Promise.all([burst, steady]);
+    expect(bad).toHaveLength(2000);
+    expect(bad.every((r) => r.status === 401)).toBe(true);
+    expect(good.length).toBeGreaterThan(0);
+    expect(
+      good.every((r) => r.status === 200 && r.text === JSON.stringify(load('profile', 'carol.json').body)),
+    ).toBe(true);
+  });
+
+  it('no token ever appears in a log line or an error body', async () => {
+    for (const secret of sent) {
+      const res = await profile({ authorization: secret + 'x' });
+      expect(res.status).toBe(401);
+      expect(res.text).not.toContain(secret);
+    }
+    const all = logs.join('');
+    expect(all.length).toBeGreaterThan(0);
+    for (const secret of sent) {
+      expect(all).not.toContain(secret);
+      expect(all).not.toContain(secret.slice(5)); // nor the secret part alone
+    }
+  });
+});

@@ -1,0 +1,36 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** Runs the operator CLI (`apps/cli`) as a real process with the given environment. */
+export async function runCli(
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ stdout: string; stderr: string }> {
+  return promisify(execFile)(
+    process.execPath,
+    [
+      '-r',
+      'ts-node/register/transpile-only',
+      '-r',
+      'tsconfig-paths/register',
+      join(ROOT, 'apps/cli/src/main.ts'),
+      ...args,
+    ],
+    { cwd: ROOT, env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...env } },
+  );
+}
+
+/** `token create` through the CLI; returns the secret (the only line on stdout). */
+export async function createToken(
+  env: Record<string, string>,
+  user: string,
+  extra: string[] = [],
+): Promise<string> {
+  const { stdout } = await runCli(env, ['token', 'create', '--user', user, ...extra]);
+  const secret = stdout.trim();
+  if (!/^user:[0-9a-f]{64}$/.test(secret)) throw new Error(`unexpected token output: ${stdout}`);
+  return secret;
+}
