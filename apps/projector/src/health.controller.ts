@@ -1,12 +1,12 @@
 import { Controller, Get, HttpException, HttpStatus } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ProjectorConsumer } from './consumer/projector-consumer.service';
+import { LiveProjector } from './live-projector.service';
 
 @Controller('health')
 export class HealthController {
   constructor(
     private readonly db: DataSource,
-    private readonly consumer: ProjectorConsumer,
+    private readonly projector: LiveProjector,
   ) {}
 
   @Get('live')
@@ -26,8 +26,8 @@ export class HealthController {
     } catch (e) {
       checks.postgres = `down: ${(e as Error).message}`;
     }
-    checks.consumer = this.consumer.isJoined ? 'joined' : 'not joined';
-    const ok = checks.postgres === 'up' && this.consumer.isJoined;
+    checks.consumer = this.projector.consumer.isJoined ? 'joined' : 'not joined';
+    const ok = checks.postgres === 'up' && this.projector.consumer.isJoined;
     if (!ok) throw new HttpException({ status: 'not ready', checks }, HttpStatus.SERVICE_UNAVAILABLE);
     return { status: 'ready', checks };
   }

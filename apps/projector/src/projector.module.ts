@@ -5,8 +5,8 @@ import { createDataSource } from '@flaglens/persistence';
 import { createKafka } from '@flaglens/kafka';
 import { allProjections } from '@flaglens/projections';
 import { Logger } from '@nestjs/common';
-import { BatchApplier } from './batch/batch-applier';
-import { ProjectorConsumer } from './consumer/projector-consumer.service';
+import { BatchApplier } from '@flaglens/pipeline';
+import { LiveProjector } from './live-projector.service';
 import { HealthController } from './health.controller';
 import { KAFKA } from './tokens';
 
@@ -54,5 +54,5 @@ const PROVIDERS = [
       );
     },
   },
-  ProjectorConsumer,
+  LiveProjector,
 ];

@@ -92,11 +92,17 @@ export class BatchApplier {
     if (this.target.kind === 'version') {
       schema = this.target.schema;
     } else {
-      const r = await c.query<{ schema_name: string }>(
-        `SELECT schema_name FROM public.projection_versions WHERE status = 'active' FOR SHARE`,
-      );
-      if (!r.rows[0]) throw new NoActiveVersionError();
-      schema = r.rows[0].schema_name;
+      // A switch that commits while this waits for the lock leaves the old row no longer active and the new
+      // one invisible to this statement's snapshot: ask again with a fresh snapshot.
+      let row: { schema_name: string } | undefined;
+      for (let attempt = 0; attempt < 3 && !row; attempt++) {
+        const r = await c.query<{ schema_name: string }>(
+          `SELECT schema_name FROM public.projection_versions WHERE status = 'active' FOR SHARE`,
+        );
+        row = r.rows[0];
+      }
+      if (!row) throw new NoActiveVersionError();
+      schema = row.schema_name;
     }
     await c.query(`SET LOCAL search_path TO ${assertSchemaName(schema)}, public`);
     return schema;

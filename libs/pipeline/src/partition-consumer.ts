@@ -1,18 +1,36 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { AppConfig } from '@flaglens/config';
 import { retryTransient } from '@flaglens/persistence';
-import { BatchApplier, OffsetConflictError } from '../batch/batch-applier';
-import { classifyMessages } from '../batch/classify-messages';
-import { KAFKA } from '../tokens';
+import { BatchApplier, OffsetConflictError, type ApplyOutcome } from './batch-applier';
+import { classifyMessages, type DeadLetter } from './classify-messages';
+
+export interface PartitionConsumerOptions {
+  topic: string;
+  groupId: string;
+  concurrency: number;
+  sessionTimeoutMs: number;
+  allowUnknownTypes: boolean;
+  maxEventBytes: number;
+  /** Logger name (the live projector and a rebuild log under different names). */
+  name?: string;
+  /** Called after each committed batch (metrics, progress). */
+  onBatch?: (info: {
+    topic: string;
+    partition: number;
+    nextOffset: number;
+    size: number;
+    seconds: number;
+    outcome: ApplyOutcome;
+    dead: DeadLetter[];
+  }) => void;
+}
 
 /**
- * The Kafka side of the projector: a plain provider with lifecycle hooks (not Nest's microservice transport).
+ * The Kafka side of a projector (the live one, or a rebuild): kafkajs eachBatch with auto-commit off.
  * Postgres holds the positions; Kafka's committed offsets follow them so standard lag tools see progress.
  */
-@Injectable()
-export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly log = new Logger(ProjectorConsumer.name);
+export class PartitionConsumer {
+  private readonly log: Logger;
   private consumer?: Consumer;
   /** partition -> next offset this consumer believes is stored in Postgres */
   private readonly positions = new Map<number, number>();
@@ -23,10 +41,15 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
   private lastProgressAt = Date.now();
 
   constructor(
-    @Inject(KAFKA) private readonly kafka: Kafka,
-    private readonly config: AppConfig,
+    private readonly kafka: Kafka,
     private readonly applier: BatchApplier,
-  ) {}
+    private readonly opts: PartitionConsumerOptions,
+  ) {
+    this.log = new Logger(opts.name ?? 'PartitionConsumer');
+  }
+
+  /** Partitions assigned to this member at the last join. */
+  assigned: number[] = [];
 
   get isJoined(): boolean {
     return this.joined;
@@ -36,12 +59,12 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
     return this.lastProgressAt;
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    const topic = this.config.KAFKA_TOPIC;
+  async start(): Promise<void> {
+    const topic = this.opts.topic;
     const consumer = this.kafka.consumer({
-      groupId: this.config.KAFKA_GROUP_ID,
-      sessionTimeout: this.config.KAFKA_SESSION_TIMEOUT_MS,
-      heartbeatInterval: Math.min(3000, Math.floor(this.config.KAFKA_SESSION_TIMEOUT_MS / 3)),
+      groupId: this.opts.groupId,
+      sessionTimeout: this.opts.sessionTimeoutMs,
+      heartbeatInterval: Math.min(3000, Math.floor(this.opts.sessionTimeoutMs / 3)),
       rebalanceTimeout: 60000,
       // ~4k events of ~500 B per partition batch; the broker still returns one larger message whole (KIP-74).
       // Bounded so the projector stays small (bench: peak RSS).
@@ -54,8 +77,9 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
       this.joined = true;
       const mine = e.payload.memberAssignment[topic] ?? [];
+      this.assigned = [...mine].sort((a, b) => a - b);
       this.log.log(
-        `joined group ${e.payload.groupId} (generation ${e.payload.groupId}); partitions ${JSON.stringify(mine)}`,
+        `joined group ${e.payload.groupId} as ${e.payload.memberId}; partitions ${JSON.stringify(mine)}`,
       );
       this.positions.clear();
       this.soughtTo.clear();
@@ -71,13 +95,14 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: this.config.PROJECTOR_CONCURRENCY,
+      partitionsConsumedConcurrently: this.opts.concurrency,
       eachBatch: (payload) => this.handleBatch(payload),
     });
-    this.log.log(`consuming ${topic} as group ${this.config.KAFKA_GROUP_ID}`);
+    this.log.log(`consuming ${topic} as group ${this.opts.groupId}`);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Finishes the batch in flight, then leaves the group. */
+  async stop(): Promise<void> {
     this.stopping = true;
     // kafkajs finishes the batch in flight before it disconnects
     await this.consumer?.disconnect().catch((e) => this.log.warn(`disconnect: ${(e as Error).message}`));
@@ -141,12 +166,14 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
       topic,
       partition,
       fresh.map((m) => ({ offset: Number(m.offset), key: m.key, value: m.value })),
-      { allowUnknownTypes: this.config.ACCEPT_UNKNOWN_EVENT_TYPES, maxBytes: this.config.MAX_EVENT_BYTES },
+      { allowUnknownTypes: this.opts.allowUnknownTypes, maxBytes: this.opts.maxEventBytes },
     );
     const nextOffset = lastInBatch + 1;
     await heartbeat().catch(() => undefined);
+    const t0 = process.hrtime.bigint();
+    let outcome: ApplyOutcome;
     try {
-      const outcome = await retryTransient(
+      outcome = await retryTransient(
         () => this.applier.apply({ topic, partition, expectedOffset: expected!, nextOffset, accepted, dead }),
         retryOpts,
       );
@@ -169,6 +196,15 @@ export class ProjectorConsumer implements OnApplicationBootstrap, OnApplicationS
     }
     this.positions.set(partition, nextOffset);
     this.lastProgressAt = Date.now();
+    this.opts.onBatch?.({
+      topic,
+      partition,
+      nextOffset,
+      size: fresh.length,
+      seconds: Number(process.hrtime.bigint() - t0) / 1e9,
+      outcome,
+      dead: [...dead, ...outcome.rejected],
+    });
     resolveOffset(String(lastInBatch));
     await heartbeat().catch(() => undefined);
     try {

@@ -1,0 +1,31 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { Kafka } from 'kafkajs';
+import { AppConfig } from '@flaglens/config';
+import { BatchApplier, PartitionConsumer } from '@flaglens/pipeline';
+import { KAFKA } from './tokens';
+
+/** The live projector: the configured group, writing the active projection version. */
+@Injectable()
+export class LiveProjector implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly consumer: PartitionConsumer;
+
+  constructor(@Inject(KAFKA) kafka: Kafka, config: AppConfig, applier: BatchApplier) {
+    this.consumer = new PartitionConsumer(kafka, applier, {
+      name: 'LiveProjector',
+      topic: config.KAFKA_TOPIC,
+      groupId: config.KAFKA_GROUP_ID,
+      concurrency: config.PROJECTOR_CONCURRENCY,
+      sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+      allowUnknownTypes: config.ACCEPT_UNKNOWN_EVENT_TYPES,
+      maxEventBytes: config.MAX_EVENT_BYTES,
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.consumer.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.consumer.stop();
+  }
+}

@@ -1,0 +1,4 @@
+export * from './batch-applier';
+export * from './classify-messages';
+export * from './partition-consumer';
+export * from './rebuild';

@@ -1,0 +1,262 @@
+import { Logger } from '@nestjs/common';
+import type { Kafka } from 'kafkajs';
+import { Pool } from 'pg';
+import type { MigrationInterface } from 'typeorm';
+import { topicWatermarks } from '@flaglens/kafka';
+import {
+  activeVersion,
+  assertSchemaName,
+  createDataSource,
+  createProjectionVersion,
+  searchPathOption,
+  type ProjectionVersion,
+} from '@flaglens/persistence';
+import { allProjections, CHANGE_CHANNEL } from '@flaglens/projections';
+import { BatchApplier } from './batch-applier';
+import type { DeadLetter } from './classify-messages';
+import { PartitionConsumer } from './partition-consumer';
+
+export interface RebuildOptions {
+  url: string;
+  kafka: Kafka;
+  topic: string;
+  /** The live projector's group: its positions are what the new version must reach before the switch. */
+  liveGroupId: string;
+  projectionMigrations: (new () => MigrationInterface)[];
+  concurrency: number;
+  sessionTimeoutMs: number;
+  allowUnknownTypes: boolean;
+  maxEventBytes: number;
+  /** How long the old version stays readable after the switch (api instances follow within seconds). */
+  dropOldAfterMs: number;
+  onProgress?: (p: RebuildProgress) => void;
+  onDeadLetter?: (d: DeadLetter) => void;
+  /** Stop early (tests): resolves the rebuild as interrupted; a later run resumes. */
+  signal?: AbortSignal;
+}
+
+export interface RebuildProgress {
+  phase: 'replaying' | 'switching' | 'switched';
+  version: ProjectionVersion;
+  applied: number;
+  target: number;
+  live: number;
+}
+
+export interface RebuildResult {
+  version: ProjectionVersion;
+  previous: ProjectionVersion | null;
+  resumed: boolean;
+  switched: boolean;
+  deadLetters: number;
+  seconds: number;
+  events: number;
+}
+
+export class TopicTruncatedError extends Error {
+  constructor(
+    readonly partitions: { partition: number; low: number }[],
+    topic: string,
+  ) {
+    super(
+      `topic ${topic} no longer starts at its first event (${partitions
+        .map((p) => `partition ${p.partition} starts at offset ${p.low}`)
+        .join(', ')}): someone shortened its retention, so a replay from Kafka would lose events. ` +
+        'Restore the topic, or rebuild from the event log in Postgres, which holds every accepted event.',
+    );
+    this.name = 'TopicTruncatedError';
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export const rebuildGroupOf = (liveGroupId: string, version: number) => `${liveGroupId}.rebuild.v${version}`;
+
+async function positions(
+  pool: Pool,
+  schema: string,
+  groupId: string,
+  topic: string,
+): Promise<Map<number, number>> {
+  const r = await pool.query<{ partition: number; next_offset: string }>(
+    `SELECT partition, next_offset FROM ${assertSchemaName(schema)}.projector_offsets WHERE group_id = $1 AND topic = $2`,
+    [groupId, topic],
+  );
+  return new Map(r.rows.map((row) => [row.partition, Number(row.next_offset)]));
+}
+
+const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+
+/**
+ * Replays the topic from offset 0 into a new projection version while the live projector and the api keep
+ * using the active one; once the new version has reached the live positions it is switched in atomically
+ * (one transaction: positions handed to the live group, versions swapped, readers told). An interrupted
+ * rebuild resumes the version it was building. The old version is dropped after a grace period.
+ */
+export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
+  const log = new Logger('Rebuild');
+  const started = Date.now();
+  const marks = await topicWatermarks(opts.kafka, opts.topic);
+  const truncated = marks.filter((m) => m.low > 0);
+  if (truncated.length > 0) throw new TopicTruncatedError(truncated, opts.topic);
+
+  const pool = new Pool({ connectionString: opts.url, max: 3, application_name: 'flaglens-rebuild' });
+  try {
+    const building = await pool.query<{ version: number; schema_name: string }>(
+      `SELECT version, schema_name FROM projection_versions WHERE status = 'building' ORDER BY version DESC LIMIT 1`,
+    );
+    const resumed = building.rows.length > 0;
+    const version: ProjectionVersion = resumed
+      ? { version: building.rows[0].version, schema: building.rows[0].schema_name, status: 'building' }
+      : await createProjectionVersion(opts.url, pool, opts.projectionMigrations, 'building');
+    const previous = await activeVersion(pool);
+    log.log(
+      `${resumed ? 'resuming' : 'building'} ${version.schema} from ${opts.topic} (active: ${previous?.schema ?? 'none'})`,
+    );
+
+    const groupId = rebuildGroupOf(opts.liveGroupId, version.version);
+    const ds = await createDataSource({
+      url: opts.url,
+      poolSize: opts.concurrency + 1,
+      applicationName: 'flaglens-rebuild',
+      options: searchPathOption(version.schema),
+    }).initialize();
+    let deadLetters = 0;
+    const applier = new BatchApplier(
+      ds,
+      groupId,
+      { kind: 'version', schema: version.schema },
+      allProjections(),
+      (p, id, reason) => log.warn(`${p}: event ${id} not applied: ${reason}`),
+    );
+    const consumer = new PartitionConsumer(opts.kafka, applier, {
+      name: 'Rebuild',
+      topic: opts.topic,
+      groupId,
+      concurrency: opts.concurrency,
+      sessionTimeoutMs: opts.sessionTimeoutMs,
+      allowUnknownTypes: opts.allowUnknownTypes,
+      maxEventBytes: opts.maxEventBytes,
+      onBatch: ({ dead }) => {
+        deadLetters += dead.length;
+        for (const d of dead) opts.onDeadLetter?.(d);
+      },
+    });
+    await consumer.start();
+    let switched = false;
+    let applied = 0;
+    try {
+      for (;;) {
+        if (opts.signal?.aborted) break;
+        const [mine, live, high] = await Promise.all([
+          positions(pool, version.schema, groupId, opts.topic),
+          previous
+            ? positions(pool, previous.schema, opts.liveGroupId, opts.topic)
+            : Promise.resolve(new Map<number, number>()),
+          topicWatermarks(opts.kafka, opts.topic),
+        ]);
+        applied = sum(mine);
+        const target = high.reduce((n, p) => n + p.high, 0);
+        const caughtUp = high.every(
+          (p) => (mine.get(p.partition) ?? 0) >= Math.max(live.get(p.partition) ?? 0, p.high > 0 ? 0 : 0),
+        );
+        opts.onProgress?.({
+          phase: caughtUp ? 'switching' : 'replaying',
+          version,
+          applied,
+          target,
+          live: sum(live),
+        });
+        if (caughtUp && (await trySwitch(pool, version, opts, groupId))) {
+          switched = true;
+          opts.onProgress?.({ phase: 'switched', version, applied, target, live: sum(live) });
+          break;
+        }
+        await sleep(caughtUp ? 50 : 500);
+      }
+    } finally {
+      await consumer.stop();
+      await ds.destroy();
+    }
+    if (switched && previous) {
+      log.log(
+        `switched to ${version.schema}; ${previous.schema} is dropped in ${Math.round(opts.dropOldAfterMs / 1000)} s`,
+      );
+      await sleep(opts.dropOldAfterMs);
+      await pool.query(`DROP SCHEMA IF EXISTS ${assertSchemaName(previous.schema)} CASCADE`);
+    }
+    return {
+      version: { ...version, status: switched ? 'active' : 'building' },
+      previous,
+      resumed,
+      switched,
+      deadLetters,
+      seconds: (Date.now() - started) / 1000,
+      events: applied,
+    };
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * The switch, in one transaction. Locking the active version's row waits for the live projector's batch
+ * in flight (each holds it FOR SHARE) and holds the next one back; inside, the new version must have reached
+ * every live position, else nothing changes and the replay goes on.
+ */
+async function trySwitch(
+  pool: Pool,
+  version: ProjectionVersion,
+  opts: RebuildOptions,
+  groupId: string,
+): Promise<boolean> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query(`SET LOCAL lock_timeout = '5s'`);
+    const active = await c.query<{ schema_name: string }>(
+      `SELECT schema_name FROM projection_versions WHERE status = 'active' FOR UPDATE`,
+    );
+    const old = active.rows[0]?.schema_name;
+    if (old) {
+      const live = await c.query<{ partition: number; next_offset: string }>(
+        `SELECT partition, next_offset FROM ${assertSchemaName(old)}.projector_offsets WHERE group_id = $1 AND topic = $2`,
+        [opts.liveGroupId, opts.topic],
+      );
+      const mine = await c.query<{ partition: number; next_offset: string }>(
+        `SELECT partition, next_offset FROM ${assertSchemaName(version.schema)}.projector_offsets WHERE group_id = $1 AND topic = $2`,
+        [groupId, opts.topic],
+      );
+      const reached = new Map(mine.rows.map((r) => [r.partition, Number(r.next_offset)]));
+      if (live.rows.some((r) => (reached.get(r.partition) ?? 0) < Number(r.next_offset))) {
+        await c.query('ROLLBACK');
+        return false;
+      }
+    }
+    // the live group continues in the new version from where the rebuild got
+    await c.query(
+      `INSERT INTO ${assertSchemaName(version.schema)}.projector_offsets (group_id, topic, partition, next_offset, last_event_at)
+       SELECT $1, topic, partition, next_offset, last_event_at FROM ${assertSchemaName(version.schema)}.projector_offsets
+        WHERE group_id = $2 AND topic = $3
+       ON CONFLICT (group_id, topic, partition) DO UPDATE
+         SET next_offset = EXCLUDED.next_offset, last_event_at = EXCLUDED.last_event_at, updated_at = now()`,
+      [opts.liveGroupId, groupId, opts.topic],
+    );
+    await c.query(
+      `UPDATE projection_versions SET status = 'retired', retired_at = now() WHERE status = 'active'`,
+    );
+    await c.query(
+      `UPDATE projection_versions SET status = 'active', activated_at = now() WHERE version = $1`,
+      [version.version],
+    );
+    await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ flags: '*' })]);
+    await c.query('COMMIT');
+    return true;
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    if ((e as { code?: string }).code === '55P03') return false; // lock_timeout: try again
+    throw e;
+  } finally {
+    c.release();
+  }
+}
