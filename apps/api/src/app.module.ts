@@ -11,6 +11,8 @@ import { SchemaController } from './docs/schema.controller';
 import { EventsController } from './events/events.controller';
 import { GetFlagEventsHandler, GetLatestEventsHandler } from './events/get-flag-events.query';
 import { HealthController } from './health.controller';
+import { OverviewController } from './overview/overview.controller';
+import { OVERVIEW_PROVIDERS } from './overview/overview.providers';
 
 @Module({})
 export class AppModule {
@@ -18,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [EventsController, SchemaController, HealthController],
+      controllers: [EventsController, OverviewController, SchemaController, HealthController],
       providers: [{ provide: AppConfig, useValue: config }, ...PROVIDERS],
     };
   }
@@ -46,4 +48,5 @@ const PROVIDERS = [
   AdminAuthGuard,
   GetFlagEventsHandler,
   GetLatestEventsHandler,
+  ...OVERVIEW_PROVIDERS,
 ];

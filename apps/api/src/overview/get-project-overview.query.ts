@@ -1,0 +1,33 @@
+import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
+import { Clock } from '@flaglens/config';
+import { OverviewReadModel } from '@flaglens/projections';
+import { notFound } from '../common/unleash-errors';
+
+/** The body of GET /api/admin/projects/{projectId}/overview (api-spec 2.12), as of the clock's "now". */
+export class GetProjectOverviewQuery extends Query<Record<string, unknown>> {
+  constructor(
+    readonly projectId: string,
+    /** The caller's user id (favourite); null for a caller without one (admin tokens). */
+    readonly userId: number | null,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetProjectOverviewQuery)
+export class GetProjectOverviewHandler implements IQueryHandler<
+  GetProjectOverviewQuery,
+  Record<string, unknown>
+> {
+  constructor(
+    private readonly overview: OverviewReadModel,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute({ projectId, userId }: GetProjectOverviewQuery): Promise<Record<string, unknown>> {
+    const body = await this.overview.overview(projectId, this.clock.now(), userId);
+    // semantics §3.1: the reference's ProjectStore.get throws NotFoundError('No project found')
+    if (!body) throw notFound('No project found');
+    return body;
+  }
+}
