@@ -25,15 +25,17 @@ export async function publishNdjson(
   source: string | Readable,
   opts: PublishOptions,
 ): Promise<PublishSummary> {
-  const input =
-    typeof source === 'string' ? (source === '-' ? process.stdin : createReadStream(source)) : source;
-  const lines = createInterface({ input, crlfDelay: Infinity });
   const producer: Producer = kafka.producer({
     allowAutoTopicCreation: false,
     idempotent: false,
     maxInFlightRequests: 5,
   });
+  // connect before opening the input: readline emits lines as soon as it is created, and lines read
+  // while an await is pending (before `for await` starts) are lost
   await producer.connect();
+  const input =
+    typeof source === 'string' ? (source === '-' ? process.stdin : createReadStream(source)) : source;
+  const lines = createInterface({ input, crlfDelay: Infinity });
   const summary: PublishSummary = { sent: 0, rejected: [] };
   const chunkSize = opts.chunkSize ?? 1000;
   let pending: Message[] = [];
