@@ -93,7 +93,7 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(captured.contentType);
     const body = res.json() as Record<string, unknown>;
-    const expected = {
+    const expected: Record<string, unknown> = {
       ...captured.body,
       // No caller identity in this branch yet (identity arrives with its own branch): favorite is false
       // over HTTP; per-user favourites are checked through the read model below.
@@ -216,10 +216,10 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     });
     expect(await db.query('SELECT * FROM dead_letters')).toHaveLength(0);
     // the projector is still alive and the created project answers with what the events allow
-    const late = await waitFor('late project overview', async () => {
+    const late = (await waitFor('late project overview', async () => {
       const r = await httpGet(port, '/api/admin/projects/late/overview');
       return r.status === 200 ? (r.json() as Record<string, any>) : null;
-    });
+    }))!;
     expect(late.name).toBe('Late');
     expect(late.featureTypeCounts).toEqual([{ type: 'experiment', count: 1 }]);
     expect(late.environments).toEqual([{ environment: 'production' }]);
