@@ -24,6 +24,14 @@ interface Captured {
   contentType: string;
   body: Record<string, unknown>;
 }
+interface OverviewBody {
+  name: string;
+  featureTypeCounts: unknown[];
+  environments: unknown[];
+  members: number;
+  stats: Record<string, number>;
+  onboardingStatus: unknown;
+}
 const load = (file: string): Captured => JSON.parse(readFileSync(join(SAMPLE, 'responses', file), 'utf8'));
 
 describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka and Postgres)', () => {
@@ -218,7 +226,7 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     // the projector is still alive and the created project answers with what the events allow
     const late = (await waitFor('late project overview', async () => {
       const r = await httpGet(port, '/api/admin/projects/late/overview');
-      return r.status === 200 ? (r.json() as Record<string, any>) : null;
+      return r.status === 200 ? (r.json() as OverviewBody) : null;
     }))!;
     expect(late.name).toBe('Late');
     expect(late.featureTypeCounts).toEqual([{ type: 'experiment', count: 1 }]);

@@ -150,13 +150,22 @@ export function generateHistory(o: HistoryOptions): FlagEvent[] {
         });
         break;
       case 'archive':
-        if (f.state === 'live') (ev(at, 'feature-archived', base), (f.state = 'archived'));
+        if (f.state === 'live') {
+          ev(at, 'feature-archived', base);
+          f.state = 'archived';
+        }
         break;
       case 'revive':
-        if (f.state === 'archived') (ev(at, 'feature-revived', base), (f.state = 'live'));
+        if (f.state === 'archived') {
+          ev(at, 'feature-revived', base);
+          f.state = 'live';
+        }
         break;
       case 'delete':
-        if (f.state === 'archived' && rnd() < 0.3) (ev(at, 'feature-deleted', base), (f.state = 'deleted'));
+        if (f.state === 'archived' && rnd() < 0.3) {
+          ev(at, 'feature-deleted', base);
+          f.state = 'deleted';
+        }
         break;
       case 'move': {
         const to = pick(projectIds);
