@@ -17,6 +17,7 @@ const TABLES = [
   'projects',
   'project_environments',
   'project_activity',
+  'project_activity_daily',
   'flag_env_enables',
   'flag_sdk_usage',
   'project_sdk_usage',
@@ -128,6 +129,28 @@ describe('overview projections (real Postgres)', () => {
     expect(o.stats.projectActivityCurrentWindow).toBeGreaterThan(0);
     expect(o.featureTypeCounts.length).toBeGreaterThan(0);
     expect(o.members).toBeGreaterThan(0);
+  });
+
+  it('activity from day buckets plus exact edge days equals an exact count, at any read time', async () => {
+    const { db, ds, model } = await fresh('ov_buckets');
+    await applyBatches(ds, interleave(history, 5));
+    const rnd = prng(99);
+    for (let i = 0; i < 12; i++) {
+      const now = new Date(Date.parse(END) - Math.floor(rnd() * 70 * DAY));
+      const c = new Date(now.getTime() - 30 * DAY).toISOString();
+      const p = new Date(now.getTime() - 60 * DAY).toISOString();
+      const [exact] = await db.query<{ cur: number; past: number }>(
+        `SELECT count(*) FILTER (WHERE created_at >= $2)::int AS cur,
+                count(*) FILTER (WHERE created_at BETWEEN $3 AND $2)::int AS past
+           FROM event_log WHERE project = $1`,
+        ['sim-project-1', c, p],
+      );
+      const o = (await model.overview('sim-project-1', now, null)) as { stats: Record<string, number> };
+      expect([o.stats.projectActivityCurrentWindow, o.stats.projectActivityPastWindow]).toEqual([
+        exact.cur,
+        exact.past,
+      ]);
+    }
   });
 
   it('window edges: an event exactly at now−30d counts in both windows, at now−60d in the past one (§3.3)', async () => {

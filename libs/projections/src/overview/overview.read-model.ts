@@ -64,13 +64,17 @@ const ISO = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:
  * event log is touched only for `min(created_at)`, an index endpoint, for a seeded project).
  * Archived projects are read as of their archive time (the reference freezes their stats and health).
  */
-const OVERVIEW_SQL = `
+export const OVERVIEW_SQL = `
 WITH p AS (
   SELECT p.*, COALESCE(p.created_at, CASE WHEN p.seeded THEN (SELECT min(created_at) FROM event_log) END) AS created,
          LEAST(COALESCE(p.archived_at, $2::timestamptz), $2::timestamptz) AS now_at
     FROM projects p WHERE p.id = $1 AND p.exists
 ), w AS (
-  SELECT now_at, now_at - interval '30 days' AS c, now_at - interval '60 days' AS pw FROM p
+  SELECT now_at, c, pw, (c AT TIME ZONE 'UTC')::date AS c_day, (pw AT TIME ZONE 'UTC')::date AS pw_day,
+         date_trunc('day', c AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS c_day_start,
+         (date_trunc('day', c AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC' AS c_day_end,
+         (date_trunc('day', pw AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC' AS pw_day_end
+    FROM (SELECT now_at, now_at - interval '30 days' AS c, now_at - interval '60 days' AS pw FROM p) x
 ), f AS (
   SELECT f.name, f.type, f.stale, f.created_at, f.archived_at, ft.lifetime_days
     FROM flag_state f LEFT JOIN feature_types ft ON ft.id = f.type
@@ -89,15 +93,21 @@ WITH p AS (
 SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.naming_pattern, p.naming_example,
        p.naming_description, ${ISO('p.created')} AS created_at, ${ISO('p.archived_at')} AS archived_at,
        ${ISO('COALESCE(p.last_event_at, p.created)')} AS updated_at, ${ISO('p.now_at')} AS now_at, agg.*,
-       (SELECT count(*)::int FROM project_activity a WHERE a.project = $1 AND a.created_at >= w.c) AS activity_current,
-       (SELECT count(*)::int FROM project_activity a WHERE a.project = $1 AND a.created_at BETWEEN w.pw AND w.c) AS activity_past,
-       (SELECT array_agg(floor(extract(epoch FROM (t.first_at - t.created_at)) / 86400)::int)
-          FROM (SELECT f.created_at,
-                       (SELECT min(x.enabled_at) FROM flag_env_enables x
-                          JOIN environments e ON e.name = x.environment AND NOT e.deleted AND e.type = 'production'
-                         WHERE x.feature_name = f.name AND x.enabled_at > f.created_at) AS first_at
-                  FROM f WHERE f.type = 'release') t
-         WHERE t.first_at IS NOT NULL) AS prod_days,
+       (SELECT COALESCE(sum(d.n), 0)::int FROM project_activity_daily d WHERE d.project = $1 AND d.day > w.c_day)
+         + (SELECT count(*)::int FROM project_activity a
+             WHERE a.project = $1 AND a.created_at >= w.c AND a.created_at < w.c_day_end) AS activity_current,
+       (SELECT COALESCE(sum(d.n), 0)::int FROM project_activity_daily d
+         WHERE d.project = $1 AND d.day > w.pw_day AND d.day < w.c_day)
+         + (SELECT count(*)::int FROM project_activity a
+             WHERE a.project = $1 AND a.created_at >= w.pw AND a.created_at < w.pw_day_end)
+         + (SELECT count(*)::int FROM project_activity a
+             WHERE a.project = $1 AND a.created_at >= w.c_day_start AND a.created_at <= w.c) AS activity_past,
+       (SELECT array_agg(floor(extract(epoch FROM (t.first_at - f.created_at)) / 86400)::int)
+          FROM f CROSS JOIN LATERAL (
+                 SELECT min(x.enabled_at) AS first_at FROM flag_env_enables x
+                   JOIN environments e ON e.name = x.environment AND NOT e.deleted AND e.type = 'production'
+                  WHERE x.feature_name = f.name AND x.enabled_at > f.created_at) t
+         WHERE f.type = 'release' AND t.first_at IS NOT NULL) AS prod_days,
        (SELECT json_agg(json_build_object('type', type, 'count', n) ORDER BY type)
           FROM (SELECT type, count(*)::int AS n FROM f WHERE archived_at IS NULL GROUP BY type) tc) AS type_counts,
        (SELECT json_agg(CASE WHEN pe.default_strategy IS NULL THEN json_build_object('environment', e.name)

@@ -1,0 +1,93 @@
+/**
+ * Measures GET /api/admin/projects/{id}/overview on a simulated project of 5,000 flags and 200k events.
+ * Loads the history straight through the projections (event log + every projection, 5,000 events per
+ * transaction, as the projector applies a batch; no Kafka in the loop), starts the api in-process, runs
+ * autocannon at 10 and 50 connections for 15 s each, and prints EXPLAIN ANALYZE of the overview's queries.
+ *
+ *   npx ts-node -r tsconfig-paths/register --transpile-only scripts/bench-overview.ts
+ */
+import type { PoolClient } from 'pg';
+import { Client } from 'pg';
+import autocannon from 'autocannon';
+import { loadConfig } from '@flaglens/config';
+import { createDataSource } from '@flaglens/persistence';
+import { allProjections, appendEvents, generateHistory, OVERVIEW_SQL } from '@flaglens/projections';
+import { MIGRATIONS } from '../migrations';
+import { createApiApp } from '../apps/api/src/main';
+
+const BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
+const NAME = 'flaglens_bench_overview';
+const NOW = '2026-11-22T09:01:00Z';
+const withDb = (db: string) => Object.assign(new URL(BASE), { pathname: `/${db}` }).toString();
+
+async function main(): Promise<void> {
+  const admin = new Client({ connectionString: withDb('postgres') });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${NAME} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${NAME}`);
+  await admin.end();
+  const url = withDb(NAME);
+  const ds = await createDataSource({
+    url,
+    migrations: MIGRATIONS,
+    poolSize: 2,
+    applicationName: 'bench',
+  }).initialize();
+  await ds.runMigrations({ transaction: 'each' });
+
+  const events = generateHistory({
+    seed: 42,
+    projects: 1,
+    flagsPerProject: 5000,
+    events: 200_000,
+    weeks: 26,
+    end: NOW,
+  });
+  const runner = ds.createQueryRunner();
+  const c = (await runner.connect()) as PoolClient;
+  const t0 = Date.now();
+  for (let i = 0; i < events.length; i += 5000) {
+    await c.query('BEGIN');
+    const stored = await appendEvents(
+      c,
+      events
+        .slice(i, i + 5000)
+        .map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
+    );
+    for (const p of allProjections()) await p.apply(c, stored, { skipped: () => undefined });
+    await c.query('COMMIT');
+  }
+  const loadMs = Date.now() - t0;
+  await c.query('VACUUM ANALYZE');
+  console.log(
+    `loaded ${events.length} events in ${loadMs} ms (${Math.round(events.length / (loadMs / 1000))} events/s)`,
+  );
+  const plan = await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${OVERVIEW_SQL}`, ['default', NOW]);
+  console.log(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
+  await runner.release();
+  await ds.destroy();
+
+  const port = 4890;
+  const app = await createApiApp(
+    loadConfig({ DATABASE_URL: url, PORT: String(port), FLAGLENS_CLOCK: NOW, LOG_LEVEL: 'warn' }),
+  );
+  await app.listen(port, '127.0.0.1');
+  const body = await (await fetch(`http://127.0.0.1:${port}/api/admin/projects/default/overview`)).json();
+  console.log(JSON.stringify(body));
+  for (const connections of [10, 50]) {
+    const r = await autocannon({
+      url: `http://127.0.0.1:${port}/api/admin/projects/default/overview`,
+      connections,
+      duration: 15,
+    });
+    console.log(
+      `connections=${connections}: ${r.requests.average} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms, non-2xx ${r.non2xx}, errors ${r.errors}`,
+    );
+  }
+  await app.close();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
