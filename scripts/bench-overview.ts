@@ -8,7 +8,9 @@
  */
 import type { PoolClient } from 'pg';
 import { Client } from 'pg';
-import autocannon from 'autocannon';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { loadConfig } from '@flaglens/config';
 import { createDataSource } from '@flaglens/persistence';
 import { allProjections, appendEvents, generateHistory, OVERVIEW_SQL } from '@flaglens/projections';
@@ -74,12 +76,23 @@ async function main(): Promise<void> {
   await app.listen(port, '127.0.0.1');
   const body = await (await fetch(`http://127.0.0.1:${port}/api/admin/projects/default/overview`)).json();
   console.log(JSON.stringify(body));
+  const target = `http://127.0.0.1:${port}/api/admin/projects/default/overview`;
   for (const connections of [10, 50]) {
-    const r = await autocannon({
-      url: `http://127.0.0.1:${port}/api/admin/projects/default/overview`,
-      connections,
-      duration: 15,
-    });
+    // autocannon in its own process, so it does not share the api's event loop
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        join(__dirname, '..', 'node_modules', 'autocannon', 'autocannon.js'),
+        '-j',
+        '-c',
+        String(connections),
+        '-d',
+        '15',
+        target,
+      ],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
+    const r = JSON.parse(stdout);
     console.log(
       `connections=${connections}: ${r.requests.average} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms, non-2xx ${r.non2xx}, errors ${r.errors}`,
     );

@@ -104,9 +104,13 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
              WHERE a.project = $1 AND a.created_at >= w.c_day_start AND a.created_at <= w.c) AS activity_past,
        (SELECT array_agg(floor(extract(epoch FROM (t.first_at - f.created_at)) / 86400)::int)
           FROM f CROSS JOIN LATERAL (
-                 SELECT min(x.enabled_at) AS first_at FROM flag_env_enables x
-                   JOIN environments e ON e.name = x.environment AND NOT e.deleted AND e.type = 'production'
-                  WHERE x.feature_name = f.name AND x.enabled_at > f.created_at) t
+                 -- per production-type environment, the first enable after creation: one index probe each
+                 SELECT min(x.enabled_at) AS first_at
+                   FROM environments e CROSS JOIN LATERAL (
+                          SELECT enabled_at FROM flag_env_enables
+                           WHERE feature_name = f.name AND environment = e.name AND enabled_at > f.created_at
+                           ORDER BY enabled_at LIMIT 1) x
+                  WHERE NOT e.deleted AND e.type = 'production') t
          WHERE f.type = 'release' AND t.first_at IS NOT NULL) AS prod_days,
        (SELECT json_agg(json_build_object('type', type, 'count', n) ORDER BY type)
           FROM (SELECT type, count(*)::int AS n FROM f WHERE archived_at IS NULL GROUP BY type) tc) AS type_counts,

@@ -11,7 +11,7 @@ export class TimeToProduction1763800000800 implements MigrationInterface {
         environment  text        NOT NULL,
         enabled_at   timestamptz NOT NULL,
         event_id     bigint      NOT NULL,
-        PRIMARY KEY (feature_name, enabled_at, event_id)
+        PRIMARY KEY (feature_name, environment, enabled_at, event_id)
       )`);
   }
 
