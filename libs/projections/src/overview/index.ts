@@ -1,1 +1,2 @@
 export * from './overview.read-model';
+export * from './overview.rules';

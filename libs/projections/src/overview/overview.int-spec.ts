@@ -7,7 +7,9 @@ import { appendEvents } from '../event-log/event-log.projection';
 import { MinimalProjectAccessReader } from '../project-access/project-access.reader';
 import { allProjections } from '../registry';
 import { generateHistory, prng } from '../simulate/generate-history';
-import { OverviewReadModel } from './overview.read-model';
+import { reduceFlagState } from '../flag-state/flag-state.logic';
+import { healthRating, OverviewReadModel } from './overview.read-model';
+import { inCurrentWindow, inPastWindow, isPotentiallyStale } from './overview.rules';
 
 /** Projections on real Postgres, applied as the projector does (event log first, one transaction per batch). */
 const TABLES = [
@@ -150,6 +152,48 @@ describe('overview projections (real Postgres)', () => {
         exact.cur,
         exact.past,
       ]);
+    }
+  });
+
+  it('agrees with the pure rules applied to the pure flag-state reduction, at any read time', async () => {
+    const { ds, model } = await fresh('ov_model');
+    await applyBatches(ds, interleave(history, 8));
+    const flags = reduceFlagState(new Map(), history).rows.filter((f) => !f.deleted);
+    const lifetimes: Record<string, number | null> = {
+      release: 40,
+      experiment: 40,
+      operational: 7,
+      'kill-switch': null,
+      permission: null,
+    };
+    const rnd = prng(5);
+    for (let i = 0; i < 8; i++) {
+      const now = new Date(Date.parse(END) - Math.floor(rnd() * 80 * DAY));
+      for (const project of ['default', 'sim-project-2']) {
+        const mine = flags.filter((f) => f.project === project);
+        const live = mine.filter((f) => f.archivedAt === null);
+        const archived = mine.filter((f) => f.archivedAt !== null);
+        const ps = live.filter((f) =>
+          isPotentiallyStale(f.createdAt, lifetimes[f.type], f.stale, now),
+        ).length;
+        const counts = new Map<string, number>();
+        for (const f of live) counts.set(f.type, (counts.get(f.type) ?? 0) + 1);
+        const o = (await model.overview(project, now, null)) as {
+          stats: Record<string, number>;
+          health: number;
+          featureTypeCounts: unknown[];
+        };
+        expect({ ...o.stats, health: o.health, featureTypeCounts: o.featureTypeCounts }).toMatchObject({
+          createdCurrentWindow: live.filter((f) => inCurrentWindow(f.createdAt, now)).length,
+          createdPastWindow: live.filter((f) => inPastWindow(f.createdAt, now)).length,
+          archivedCurrentWindow: archived.filter((f) => inCurrentWindow(f.archivedAt!, now)).length,
+          archivedPastWindow: archived.filter((f) => inPastWindow(f.archivedAt!, now)).length,
+          health: healthRating(live.length, live.filter((f) => f.stale).length, ps),
+          featureTypeCounts: [...counts]
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([type, count]) => ({ type, count })),
+        });
+      }
     }
   });
 

@@ -112,11 +112,11 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
                            ORDER BY enabled_at LIMIT 1) x
                   WHERE NOT e.deleted AND e.type = 'production') t
          WHERE f.type = 'release' AND t.first_at IS NOT NULL) AS prod_days,
-       (SELECT json_agg(json_build_object('type', type, 'count', n) ORDER BY type)
+       (SELECT json_agg(json_build_object('type', type, 'count', n) ORDER BY type COLLATE "C")
           FROM (SELECT type, count(*)::int AS n FROM f WHERE archived_at IS NULL GROUP BY type) tc) AS type_counts,
        (SELECT json_agg(CASE WHEN pe.default_strategy IS NULL THEN json_build_object('environment', e.name)
                              ELSE json_build_object('environment', e.name, 'defaultStrategy', pe.default_strategy) END
-                        ORDER BY e.sort_order, e.name)
+                        ORDER BY e.sort_order, e.name COLLATE "C")
           FROM environments e LEFT JOIN project_environments pe ON pe.project = $1 AND pe.environment = e.name
          WHERE NOT e.deleted
            AND (pe.linked IS TRUE
@@ -124,7 +124,7 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
                     AND (e.created_at IS NULL OR e.created_at <= p.created)))) AS environments,
        (EXISTS (SELECT 1 FROM f JOIN flag_sdk_usage u ON u.feature_name = f.name)
         OR EXISTS (SELECT 1 FROM project_sdk_usage s WHERE s.project = $1)) AS onboarded,
-       (SELECT name FROM f WHERE archived_at IS NULL ORDER BY created_at, name LIMIT 1) AS first_flag
+       (SELECT name FROM f WHERE archived_at IS NULL ORDER BY created_at, name COLLATE "C" LIMIT 1) AS first_flag
   FROM p, w, agg`;
 
 /** The overview of one project, every field of api-spec 2.12, fresh at read time. */
