@@ -197,6 +197,125 @@ describe('overview projections (real Postgres)', () => {
     }
   });
 
+  it('time to production, environments, onboarding and archived projects follow semantics §3.3, §3.7, §3.8', async () => {
+    const { ds, model } = await fresh('ov_lifecycle');
+    let id = 0;
+    const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+    const e = (type: string, hours: number, o: Partial<FlagEvent> = {}): FlagEvent => ({
+      id: ++id,
+      createdAt: new Date(T0 + hours * 3_600_000).toISOString(),
+      type,
+      createdBy: 'x',
+      createdByUserId: 5,
+      environment: null,
+      project: 'lc',
+      featureName: null,
+      data: null,
+      preData: null,
+      tags: null,
+      ...o,
+    });
+    const flag = (name: string, type: string, h: number) =>
+      e('feature-created', h, { featureName: name, data: { type } });
+    const enable = (name: string, env: string, h: number) =>
+      e('feature-environment-enabled', h, { featureName: name, environment: env });
+    const now = new Date(T0 + 100 * 24 * 3_600_000);
+    const read = async () => (await model.overview('lc', now, 5)) as Record<string, any>;
+
+    await applyBatches(ds, [[e('project-created', 0, { data: { id: 'lc', name: 'Lifecycle' } })]]);
+    let o = await read();
+    // no environment list: every environment enabled at creation (the seeded `default` is disabled)
+    expect(o.environments).toEqual([{ environment: 'development' }, { environment: 'production' }]);
+    expect(o.onboardingStatus).toEqual({ status: 'onboarding-started' });
+    expect(o.stats.avgTimeToProdCurrentWindow).toBe(0);
+    expect(o.members).toBe(1);
+
+    await applyBatches(ds, [
+      [
+        e('environment-created', 1, {
+          project: null,
+          data: { name: 'qa', type: 'production', sortOrder: 50, enabled: true },
+        }),
+        flag('r1', 'release', 2),
+        enable('r1', 'development', 3), // not production
+        enable('r1', 'production', 2 + 24 * 2 + 5), // 2 days 5 h → 2
+        enable('r1', 'default', 2 + 24 * 5), // later: the earliest counts
+        flag('r2', 'release', 10),
+        enable('r2', 'qa', 10 + 24 * 3 + 23), // production-type env created after the project → 3 days
+        e('feature-archived', 200, { featureName: 'r2' }), // archived flags still count
+        flag('x1', 'experiment', 11),
+        enable('x1', 'production', 12), // not a release flag
+        flag('r3', 'release', 20),
+        enable('r3', 'production', 20), // same instant: not strictly after creation
+      ],
+    ]);
+    o = await read();
+    expect(o.stats.avgTimeToProdCurrentWindow).toBe(2.5); // (2 + 3) / 2
+    expect(o.environments).toEqual([{ environment: 'development' }, { environment: 'production' }]); // qa came later
+    expect(o.onboardingStatus).toEqual({ status: 'first-flag-created', feature: 'r1' });
+
+    // the environment type is read at read time: qa no longer production → r2 drops out
+    await applyBatches(ds, [
+      [e('environment-updated', 300, { project: null, data: { name: 'qa', type: 'test' } })],
+    ]);
+    expect((await read()).stats.avgTimeToProdCurrentWindow).toBe(2);
+
+    // SDK metrics for an archived flag onboard the project; for a deleted flag they do not
+    await applyBatches(ds, [
+      [
+        e('client-metrics', 301, {
+          project: null,
+          data: { appName: 'a', bucket: { start: 0, stop: 1, toggles: { r2: { yes: 1, no: 0 } } } },
+        }),
+      ],
+    ]);
+    expect((await read()).onboardingStatus).toEqual({ status: 'onboarded' });
+    await applyBatches(ds, [[e('feature-deleted', 302, { featureName: 'r2' })]]);
+    expect((await read()).onboardingStatus).toEqual({ status: 'first-flag-created', feature: 'r1' });
+
+    // environment links, default strategy; favourites per caller
+    await applyBatches(ds, [
+      [
+        e('project-environment-added', 303, { environment: 'qa' }),
+        e('project-environment-removed', 304, { environment: 'development' }),
+        e('default-strategy-updated', 305, {
+          environment: 'qa',
+          data: { name: 'flexibleRollout', constraints: [] },
+        }),
+        e('project-favorited', 306, { createdByUserId: 5 }),
+      ],
+    ]);
+    o = await read();
+    expect(o.environments).toEqual([
+      { environment: 'qa', defaultStrategy: { name: 'flexibleRollout', constraints: [] } },
+      { environment: 'production' },
+    ]);
+    expect(o.favorite).toBe(true);
+    expect(((await model.overview('lc', now, 6)) as Record<string, any>).favorite).toBe(false);
+
+    // an archived project answers 200 with archivedAt, read as of its archive time (frozen)
+    await applyBatches(ds, [
+      [
+        e('feature-archived', 400, { featureName: 'r1' }),
+        e('feature-archived', 400, { featureName: 'x1' }),
+        e('feature-archived', 400, { featureName: 'r3' }),
+        e('project-archived', 401),
+      ],
+    ]);
+    o = await read();
+    expect(o.archivedAt).toBe(new Date(T0 + 401 * 3_600_000).toISOString());
+    expect(Object.keys(o).slice(9, 12)).toEqual(['updatedAt', 'archivedAt', 'createdAt']);
+    const later = (await model.overview('lc', new Date(now.getTime() + 365 * 24 * 3_600_000), 5)) as Record<
+      string,
+      any
+    >;
+    expect(later.stats).toEqual(o.stats);
+    await applyBatches(ds, [[e('project-revived', 402)]]);
+    expect('archivedAt' in ((await read()) as object)).toBe(false);
+    await applyBatches(ds, [[e('project-deleted', 403)]]);
+    expect(await model.overview('lc', now, 5)).toBeNull();
+  });
+
   it('window edges: an event exactly at now−30d counts in both windows, at now−60d in the past one (§3.3)', async () => {
     const { ds, model } = await fresh('ov_edges');
     const now = new Date('2026-11-22T09:01:00.000Z');
