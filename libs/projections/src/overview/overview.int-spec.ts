@@ -28,6 +28,10 @@ const TABLES = [
 ];
 const DAY = 86_400_000;
 
+/** The overview body, loosely typed for assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Overview = Record<string, any>;
+
 const key = (e: FlagEvent) => e.featureName ?? e.project ?? 'instance';
 
 async function applyBatches(ds: DataSource, batches: FlagEvent[][], skips: string[] = []): Promise<void> {
@@ -220,7 +224,7 @@ describe('overview projections (real Postgres)', () => {
     const enable = (name: string, env: string, h: number) =>
       e('feature-environment-enabled', h, { featureName: name, environment: env });
     const now = new Date(T0 + 100 * 24 * 3_600_000);
-    const read = async () => (await model.overview('lc', now, 5)) as Record<string, any>;
+    const read = async () => (await model.overview('lc', now, 5)) as Overview;
 
     await applyBatches(ds, [[e('project-created', 0, { data: { id: 'lc', name: 'Lifecycle' } })]]);
     let o = await read();
@@ -291,7 +295,7 @@ describe('overview projections (real Postgres)', () => {
       { environment: 'production' },
     ]);
     expect(o.favorite).toBe(true);
-    expect(((await model.overview('lc', now, 6)) as Record<string, any>).favorite).toBe(false);
+    expect(((await model.overview('lc', now, 6)) as Overview).favorite).toBe(false);
 
     // an archived project answers 200 with archivedAt, read as of its archive time (frozen)
     await applyBatches(ds, [
@@ -305,10 +309,7 @@ describe('overview projections (real Postgres)', () => {
     o = await read();
     expect(o.archivedAt).toBe(new Date(T0 + 401 * 3_600_000).toISOString());
     expect(Object.keys(o).slice(9, 12)).toEqual(['updatedAt', 'archivedAt', 'createdAt']);
-    const later = (await model.overview('lc', new Date(now.getTime() + 365 * 24 * 3_600_000), 5)) as Record<
-      string,
-      any
-    >;
+    const later = (await model.overview('lc', new Date(now.getTime() + 365 * 24 * 3_600_000), 5)) as Overview;
     expect(later.stats).toEqual(o.stats);
     await applyBatches(ds, [[e('project-revived', 402)]]);
     expect('archivedAt' in ((await read()) as object)).toBe(false);
