@@ -120,6 +120,14 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     expect(res.text).toBe(JSON.stringify(expected));
   });
 
+  it('?archived=true counts archived flags in featureTypeCounts, as the reference (_archived-true)', async () => {
+    const captured = load('overview/_archived-true/default.json');
+    const body = (await httpGet(port, captured.request.path)).json() as Record<string, unknown>;
+    expect(body.featureTypeCounts).toEqual(captured.body.featureTypeCounts);
+    expect(body.stats).toEqual(captured.body.stats);
+    expect(body.environments).toEqual(captured.body.environments);
+  });
+
   it('gives each caller their own favourite (admin true, alice false), as the captured responses', async () => {
     const ds: DataSource = await createDataSource({
       url: db.url,

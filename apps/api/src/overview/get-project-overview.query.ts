@@ -9,6 +9,8 @@ export class GetProjectOverviewQuery extends Query<Record<string, unknown>> {
     readonly projectId: string,
     /** The caller's user id (favourite); null for a caller without one (admin tokens). */
     readonly userId: number | null,
+    /** `?archived=<non-empty>`: featureTypeCounts of archived flags (as the reference) */
+    readonly archivedFlags = false,
   ) {
     super();
   }
@@ -24,8 +26,12 @@ export class GetProjectOverviewHandler implements IQueryHandler<
     private readonly clock: Clock,
   ) {}
 
-  async execute({ projectId, userId }: GetProjectOverviewQuery): Promise<Record<string, unknown>> {
-    const body = await this.overview.overview(projectId, this.clock.now(), userId);
+  async execute({
+    projectId,
+    userId,
+    archivedFlags,
+  }: GetProjectOverviewQuery): Promise<Record<string, unknown>> {
+    const body = await this.overview.overview(projectId, this.clock.now(), userId, archivedFlags);
     // semantics §3.1: the reference's ProjectStore.get throws NotFoundError('No project found')
     if (!body) throw notFound('No project found');
     return body;

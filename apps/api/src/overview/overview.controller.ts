@@ -1,6 +1,6 @@
-import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AdminAuthGuard } from '../auth/admin-auth.guard';
 import { GetProjectOverviewQuery } from './get-project-overview.query';
@@ -29,12 +29,23 @@ export class OverviewController {
       'Unknown project: 404 NotFoundError "No project found".',
   })
   @ApiParam({ name: 'projectId', type: String })
+  @ApiQuery({
+    name: 'archived',
+    required: false,
+    description:
+      'Undeclared in the reference, kept for parity: any non-empty value (even "false") makes featureTypeCounts count archived flags',
+  })
   async overview(
     @Param('projectId') projectId: string,
+    @Query('archived') archived: unknown,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const body = await this.queries.execute(new GetProjectOverviewQuery(projectId, callerUserId(req)));
+    // the reference does not coerce the parameter: any non-empty string is truthy (semantics §3)
+    const archivedFlags = typeof archived === 'string' ? archived !== '' : archived !== undefined;
+    const body = await this.queries.execute(
+      new GetProjectOverviewQuery(projectId, callerUserId(req), archivedFlags),
+    );
     res.status(200).type('application/json; charset=utf-8').send(JSON.stringify(body));
   }
 }

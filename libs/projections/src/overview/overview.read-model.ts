@@ -113,7 +113,7 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
                   WHERE NOT e.deleted AND e.type = 'production') t
          WHERE f.type = 'release' AND t.first_at IS NOT NULL) AS prod_days,
        (SELECT json_agg(json_build_object('type', type, 'count', n) ORDER BY type COLLATE "C")
-          FROM (SELECT type, count(*)::int AS n FROM f WHERE archived_at IS NULL GROUP BY type) tc) AS type_counts,
+          FROM (SELECT type, count(*)::int AS n FROM f WHERE (archived_at IS NOT NULL) = $3 GROUP BY type) tc) AS type_counts,
        (SELECT json_agg(CASE WHEN pe.default_strategy IS NULL THEN json_build_object('environment', e.name)
                              ELSE json_build_object('environment', e.name, 'defaultStrategy', pe.default_strategy) END
                         ORDER BY e.sort_order, e.name COLLATE "C")
@@ -134,13 +134,22 @@ export class OverviewReadModel {
     private readonly access: ProjectAccessReader,
   ) {}
 
-  /** The response body (keys in the reference's order), or null when the project does not exist. */
+  /**
+   * The response body (keys in the reference's order), or null when the project does not exist.
+   * `archivedFlags`: the reference's undeclared `?archived=` query (semantics §3, any non-empty value): then
+   * `featureTypeCounts` counts the project's archived flags instead of its live ones; nothing else changes.
+   */
   async overview(
     projectId: string,
     now: Date,
     userId: number | null,
+    archivedFlags = false,
   ): Promise<Record<string, unknown> | null> {
-    const rows: OverviewRow[] = await this.db.query(OVERVIEW_SQL, [projectId, now.toISOString()]);
+    const rows: OverviewRow[] = await this.db.query(OVERVIEW_SQL, [
+      projectId,
+      now.toISOString(),
+      archivedFlags,
+    ]);
     const r = rows[0];
     if (!r) return null;
     const readAt = new Date(r.now_at);
