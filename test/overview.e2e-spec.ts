@@ -128,6 +128,11 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     expect(body.environments).toEqual(captured.body.environments);
   });
 
+  it('documents the operation in the OpenAPI document', async () => {
+    const docs = (await httpGet(port, '/docs-json')).json() as { paths: Record<string, unknown> };
+    expect(Object.keys(docs.paths)).toContain('/api/admin/projects/{projectId}/overview');
+  });
+
   it('gives each caller their own favourite (admin true, alice false), as the captured responses', async () => {
     const ds: DataSource = await createDataSource({
       url: db.url,

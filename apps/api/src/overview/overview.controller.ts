@@ -1,9 +1,17 @@
 import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AdminAuthGuard } from '../auth/admin-auth.guard';
 import { GetProjectOverviewQuery } from './get-project-overview.query';
+import { ProjectOverviewDoc } from './overview.docs';
 
 /**
  * The caller's user id, as the auth guard leaves it on the request (`req.user.id`).
@@ -29,6 +37,8 @@ export class OverviewController {
       'Unknown project: 404 NotFoundError "No project found".',
   })
   @ApiParam({ name: 'projectId', type: String })
+  @ApiOkResponse({ type: ProjectOverviewDoc })
+  @ApiNotFoundResponse({ description: 'NotFoundError "No project found" in the error envelope' })
   @ApiQuery({
     name: 'archived',
     required: false,
