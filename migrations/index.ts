@@ -1,6 +1,14 @@
 import { MigrationInterface } from 'typeorm';
 import { EventLog1763800000100 } from '../libs/projections/src/event-log/event-log.migration';
-import { Identity1763800000200 } from '../libs/projections/src/identity/identity.migration';
+import { Identity1763800001100 } from '../libs/projections/src/identity/identity.migration';
+import { FlagState1763800000200 } from '../libs/projections/src/flag-state/flag-state.migration';
+import { Environments1763800000300 } from '../libs/projections/src/environments/environments.migration';
+import { FeatureTypes1763800000400 } from '../libs/projections/src/feature-types/feature-types.migration';
+import { Projects1763800000500 } from '../libs/projections/src/projects/projects.migration';
+import { ProjectEnvironments1763800000600 } from '../libs/projections/src/project-environments/project-environments.migration';
+import { ProjectActivity1763800000700 } from '../libs/projections/src/project-activity/project-activity.migration';
+import { TimeToProduction1763800000800 } from '../libs/projections/src/time-to-production/time-to-production.migration';
+import { SdkUsage1763800000900 } from '../libs/projections/src/sdk-usage/sdk-usage.migration';
 import { Meta1763800000000 } from './1763800000000-meta';
 import { ProjectorOffsets1763800000050 } from './1763800000050-projector-offsets';
 import { PersonalAccessTokens1763800000210 } from './1763800000210-personal-access-tokens';
@@ -20,5 +28,13 @@ export const META_MIGRATIONS: Migration[] = [Meta1763800000000, PersonalAccessTo
 export const PROJECTION_MIGRATIONS: Migration[] = [
   ProjectorOffsets1763800000050,
   EventLog1763800000100,
-  Identity1763800000200,
+  FlagState1763800000200,
+  Environments1763800000300,
+  FeatureTypes1763800000400,
+  Projects1763800000500,
+  ProjectEnvironments1763800000600,
+  ProjectActivity1763800000700,
+  TimeToProduction1763800000800,
+  SdkUsage1763800000900,
+  Identity1763800001100,
 ];

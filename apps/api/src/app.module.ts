@@ -17,6 +17,8 @@ import { GetFlagEventsHandler, GetLatestEventsHandler } from './events/get-flag-
 import { HealthController } from './health.controller';
 import { GetProfileHandler } from './profile/get-profile.query';
 import { ProfileController } from './profile/profile.controller';
+import { OverviewController } from './overview/overview.controller';
+import { OVERVIEW_PROVIDERS } from './overview/overview.providers';
 
 @Module({})
 export class AppModule {
@@ -24,7 +26,13 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [EventsController, ProfileController, SchemaController, HealthController],
+      controllers: [
+        EventsController,
+        ProfileController,
+        OverviewController,
+        SchemaController,
+        HealthController,
+      ],
       providers: [{ provide: AppConfig, useValue: config }, ...PROVIDERS],
     };
   }
@@ -69,4 +77,5 @@ const PROVIDERS = [
   GetProfileHandler,
   GetFlagEventsHandler,
   GetLatestEventsHandler,
+  ...OVERVIEW_PROVIDERS,
 ];

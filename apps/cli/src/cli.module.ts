@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { CliDatabase } from './cli-database';
 import { PublishCommand } from './commands/publish.command';
+import { SimulateCommand } from './commands/simulate.command';
 import {
   TokenCommand,
   TokenCreateCommand,
@@ -18,6 +19,7 @@ import {
     TokenCreateCommand,
     TokenListCommand,
     TokenRevokeCommand,
+    SimulateCommand,
   ],
 })
 export class CliModule {}

@@ -30,9 +30,9 @@ export async function publishNdjson(
     idempotent: false,
     maxInFlightRequests: 5,
   });
+  // connect before opening the input: readline emits lines as soon as it is created, and lines read
+  // while an await is pending (before `for await` starts) are lost
   await producer.connect();
-  // open the input only now: readline emits lines as soon as it is created, and lines emitted before
-  // the `for await` below starts are lost (a slow connect used to publish 0 events)
   const input =
     typeof source === 'string' ? (source === '-' ? process.stdin : createReadStream(source)) : source;
   const lines = createInterface({ input, crlfDelay: Infinity });

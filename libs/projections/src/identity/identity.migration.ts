@@ -9,8 +9,8 @@ import { DEFAULT_PROJECT, SEED_ROLES, SEED_USERS } from './identity-seed';
  * the last project-deleted id). It is deliberately separate from the main `projects` table, which the
  * project-overview projection owns; both are fed by the same project events.
  */
-export class Identity1763800000200 implements MigrationInterface {
-  name = 'Identity1763800000200';
+export class Identity1763800001100 implements MigrationInterface {
+  name = 'Identity1763800001100';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`

@@ -6,3 +6,4 @@ export * from './identity.projection';
 export * from './identity.read-model';
 export * from './identity.sql';
 export * from './personal-access-tokens';
+export * from './identity-project-access.reader';

@@ -1,0 +1,49 @@
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import {
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentUser } from '../auth/current-user.decorator';
+import { jsonBody, sendJson } from '../common/json-body';
+import { GetProjectOverviewQuery } from './get-project-overview.query';
+import { ProjectOverviewDoc } from './overview.docs';
+
+@ApiTags('Projects')
+@Controller('api/admin/projects')
+export class OverviewController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get(':projectId/overview')
+  @ApiOperation({
+    summary: 'Statistics, health, members, environments and flag-type counts of one project (api-spec 2.12)',
+    description:
+      'Computed at read time from the projections (stats windows: the last 30 days and the 30 before). ' +
+      'Unknown project: 404 NotFoundError "No project found".',
+  })
+  @ApiParam({ name: 'projectId', type: String })
+  @ApiOkResponse({ type: ProjectOverviewDoc })
+  @ApiNotFoundResponse({ description: 'NotFoundError "No project found" in the error envelope' })
+  @ApiQuery({
+    name: 'archived',
+    required: false,
+    description:
+      'Undeclared in the reference, kept for parity: any non-empty value (even "false") makes featureTypeCounts count archived flags',
+  })
+  async overview(
+    @Param('projectId') projectId: string,
+    @Query('archived') archived: unknown,
+    @CurrentUser() userId: number,
+    @Res() res: Response,
+  ): Promise<void> {
+    // the reference does not coerce the parameter: any non-empty string is truthy (semantics §3)
+    const archivedFlags = typeof archived === 'string' ? archived !== '' : archived !== undefined;
+    const body = await this.queries.execute(new GetProjectOverviewQuery(projectId, userId, archivedFlags));
+    sendJson(res, jsonBody(JSON.stringify(body)));
+  }
+}

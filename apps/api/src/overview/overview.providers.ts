@@ -1,0 +1,14 @@
+import { IdentityProjectAccessReader, IdentityReadModel, OverviewReadModel } from '@flaglens/projections';
+import { rowsVia } from '@flaglens/persistence';
+import { ProjectionReads } from '../cache/projection-reads.service';
+import { GetProjectOverviewHandler } from './get-project-overview.query';
+
+export const OVERVIEW_PROVIDERS = [
+  {
+    provide: OverviewReadModel,
+    inject: [ProjectionReads, IdentityReadModel],
+    useFactory: (reads: ProjectionReads, identity: IdentityReadModel) =>
+      new OverviewReadModel(rowsVia(reads), new IdentityProjectAccessReader(identity)),
+  },
+  GetProjectOverviewHandler,
+];

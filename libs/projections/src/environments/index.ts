@@ -1,0 +1,3 @@
+export * from './environments.logic';
+export * from './environments.migration';
+export * from './environments.projection';

@@ -1,0 +1,28 @@
+import type { FlagEvent } from '@flaglens/contract';
+import { data, int, str, type Skip } from '../shared';
+
+/**
+ * Pure update of feature-type lifetimes from `feature-type-updated` (`data: {id, lifetimeDays}`, semantics
+ * §5.1; key `instance`, so in order). 0 or null means "no lifetime" (stored as null). Returns the final
+ * lifetime per type id touched. Fallback: no string `data.id` → skipped; `lifetimeDays` neither an integer
+ * nor null → skipped.
+ */
+export function reduceFeatureTypes(events: readonly FlagEvent[]): {
+  lifetimes: Map<string, number | null>;
+  skipped: Skip[];
+} {
+  const lifetimes = new Map<string, number | null>();
+  const skipped: Skip[] = [];
+  for (const e of events) {
+    if (e.type !== 'feature-type-updated') continue;
+    const d = data(e);
+    const id = str(d.id);
+    const days = d.lifetimeDays === null ? null : int(d.lifetimeDays);
+    if (!id || days === undefined || (days !== null && days < 0)) {
+      skipped.push({ eventId: e.id, reason: 'feature-type-updated without data.id or a valid lifetimeDays' });
+      continue;
+    }
+    lifetimes.set(id, days === 0 ? null : days);
+  }
+  return { lifetimes, skipped };
+}

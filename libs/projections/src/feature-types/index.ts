@@ -1,0 +1,3 @@
+export * from './feature-types.logic';
+export * from './feature-types.migration';
+export * from './feature-types.projection';

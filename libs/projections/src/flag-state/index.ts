@@ -1,0 +1,3 @@
+export * from './flag-state.logic';
+export * from './flag-state.migration';
+export * from './flag-state.projection';

@@ -1,0 +1,2 @@
+export * from './overview.read-model';
+export * from './overview.rules';

@@ -1,0 +1,195 @@
+import type { RowQueryable } from '@flaglens/persistence';
+import { averageTimeToProduction } from '../time-to-production/time-to-production.logic';
+
+/** Memberships and favourites, as the identity read model will provide them. */
+export interface ProjectAccessSummary {
+  /** distinct users with a project role (semantics §3.5) */
+  members: number;
+  /** distinct users whose project role was granted at or after `addedSince` (§3.3) */
+  membersAddedSince: number;
+  /** the caller has favourited the project (false for a caller without a user id) */
+  favorite: boolean;
+}
+
+export interface ProjectAccessReader {
+  summary(projectId: string, userId: number | null, addedSince: Date): Promise<ProjectAccessSummary>;
+}
+
+export const DAY_MS = 86_400_000;
+
+/** The stats windows at `now` (semantics §3.3): current = [now−30d, now], past = [now−60d, now−30d] (inclusive). */
+export function statsWindows(now: Date): { current: Date; past: Date } {
+  return { current: new Date(now.getTime() - 30 * DAY_MS), past: new Date(now.getTime() - 60 * DAY_MS) };
+}
+
+/** Health (semantics §3.4): 100 − stale% − potentiallyStale%, JS rounding; an empty project scores 100. */
+export function healthRating(total: number, stale: number, potentiallyStale: number): number {
+  if (total === 0) return 100;
+  return Math.round(100 - (100 * stale) / total - (100 * potentiallyStale) / total) || 0;
+}
+
+interface OverviewRow {
+  name: string;
+  description: string | null;
+  mode: string;
+  default_stickiness: string;
+  feature_limit: number | null;
+  naming_pattern: string | null;
+  naming_example: string | null;
+  naming_description: string | null;
+  created_at: string | null;
+  archived_at: string | null;
+  updated_at: string | null;
+  now_at: string;
+  total: number;
+  stale: number;
+  potentially_stale: number;
+  created_current: number;
+  created_past: number;
+  archived_current: number;
+  archived_past: number;
+  activity_current: number;
+  activity_past: number;
+  prod_days: number[] | null;
+  type_counts: { type: string; count: number }[] | null;
+  environments: Record<string, unknown>[] | null;
+  onboarded: boolean;
+  first_flag: string | null;
+}
+
+const ISO = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * Everything of the overview but memberships in one statement (index lookups on the project's rows; the
+ * event log is touched only for `min(created_at)`, an index endpoint, for a seeded project).
+ * Archived projects are read as of their archive time (the reference freezes their stats and health).
+ */
+export const OVERVIEW_SQL = `
+WITH p AS (
+  SELECT p.*, COALESCE(p.created_at, CASE WHEN p.seeded THEN (SELECT min(created_at) FROM event_log) END) AS created,
+         LEAST(COALESCE(p.archived_at, $2::timestamptz), $2::timestamptz) AS now_at
+    FROM projects p WHERE p.id = $1 AND p.exists
+), w AS (
+  SELECT now_at, c, pw, (c AT TIME ZONE 'UTC')::date AS c_day, (pw AT TIME ZONE 'UTC')::date AS pw_day,
+         date_trunc('day', c AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS c_day_start,
+         (date_trunc('day', c AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC' AS c_day_end,
+         (date_trunc('day', pw AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC' AS pw_day_end
+    FROM (SELECT now_at, now_at - interval '30 days' AS c, now_at - interval '60 days' AS pw FROM p) x
+), f AS (
+  SELECT f.name, f.type, f.stale, f.created_at, f.archived_at, ft.lifetime_days
+    FROM flag_state f LEFT JOIN feature_types ft ON ft.id = f.type
+   WHERE f.project = $1 AND NOT f.deleted
+), agg AS (
+  SELECT count(*) FILTER (WHERE archived_at IS NULL)::int AS total,
+         count(*) FILTER (WHERE archived_at IS NULL AND stale)::int AS stale,
+         count(*) FILTER (WHERE archived_at IS NULL AND NOT stale AND lifetime_days IS NOT NULL
+                            AND created_at + lifetime_days * interval '24 hours' <= w.now_at)::int AS potentially_stale,
+         count(*) FILTER (WHERE archived_at IS NULL AND created_at >= w.c)::int AS created_current,
+         count(*) FILTER (WHERE archived_at IS NULL AND created_at BETWEEN w.pw AND w.c)::int AS created_past,
+         count(*) FILTER (WHERE archived_at >= w.c)::int AS archived_current,
+         count(*) FILTER (WHERE archived_at BETWEEN w.pw AND w.c)::int AS archived_past
+    FROM f, w
+)
+SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.naming_pattern, p.naming_example,
+       p.naming_description, ${ISO('p.created')} AS created_at, ${ISO('p.archived_at')} AS archived_at,
+       ${ISO('COALESCE(p.last_event_at, p.created)')} AS updated_at, ${ISO('p.now_at')} AS now_at, agg.*,
+       (SELECT COALESCE(sum(d.n), 0)::int FROM project_activity_daily d WHERE d.project = $1 AND d.day > w.c_day)
+         + (SELECT count(*)::int FROM project_activity a
+             WHERE a.project = $1 AND a.created_at >= w.c AND a.created_at < w.c_day_end) AS activity_current,
+       (SELECT COALESCE(sum(d.n), 0)::int FROM project_activity_daily d
+         WHERE d.project = $1 AND d.day > w.pw_day AND d.day < w.c_day)
+         + (SELECT count(*)::int FROM project_activity a
+             WHERE a.project = $1 AND a.created_at >= w.pw AND a.created_at < w.pw_day_end)
+         + (SELECT count(*)::int FROM project_activity a
+             WHERE a.project = $1 AND a.created_at >= w.c_day_start AND a.created_at <= w.c) AS activity_past,
+       (SELECT array_agg(floor(extract(epoch FROM (t.first_at - f.created_at)) / 86400)::int)
+          FROM f CROSS JOIN LATERAL (
+                 -- per production-type environment, the first enable after creation: one index probe each
+                 SELECT min(x.enabled_at) AS first_at
+                   FROM environments e CROSS JOIN LATERAL (
+                          SELECT enabled_at FROM flag_env_enables
+                           WHERE feature_name = f.name AND environment = e.name AND enabled_at > f.created_at
+                           ORDER BY enabled_at LIMIT 1) x
+                  WHERE NOT e.deleted AND e.type = 'production') t
+         WHERE f.type = 'release' AND t.first_at IS NOT NULL) AS prod_days,
+       (SELECT json_agg(json_build_object('type', type, 'count', n) ORDER BY type COLLATE "C")
+          FROM (SELECT type, count(*)::int AS n FROM f WHERE (archived_at IS NOT NULL) = $3 GROUP BY type) tc) AS type_counts,
+       (SELECT json_agg(CASE WHEN pe.default_strategy IS NULL THEN json_build_object('environment', e.name)
+                             ELSE json_build_object('environment', e.name, 'defaultStrategy', pe.default_strategy) END
+                        ORDER BY e.sort_order, e.name COLLATE "C")
+          FROM environments e LEFT JOIN project_environments pe ON pe.project = $1 AND pe.environment = e.name
+         WHERE NOT e.deleted
+           AND (pe.linked IS TRUE
+                OR (pe.linked IS NULL AND p.link_enabled_envs AND e.enabled
+                    AND (e.created_at IS NULL OR e.created_at <= p.created)))) AS environments,
+       (EXISTS (SELECT 1 FROM f JOIN flag_sdk_usage u ON u.feature_name = f.name)
+        OR EXISTS (SELECT 1 FROM project_sdk_usage s WHERE s.project = $1)) AS onboarded,
+       (SELECT name FROM f WHERE archived_at IS NULL ORDER BY created_at, name COLLATE "C" LIMIT 1) AS first_flag
+  FROM p, w, agg`;
+
+/** The overview of one project, every field of api-spec 2.12, fresh at read time. */
+export class OverviewReadModel {
+  constructor(
+    private readonly db: RowQueryable,
+    private readonly access: ProjectAccessReader,
+  ) {}
+
+  /**
+   * The response body (keys in the reference's order), or null when the project does not exist.
+   * `archivedFlags`: the reference's undeclared `?archived=` query (semantics §3, any non-empty value): then
+   * `featureTypeCounts` counts the project's archived flags instead of its live ones; nothing else changes.
+   */
+  async overview(
+    projectId: string,
+    now: Date,
+    userId: number | null,
+    archivedFlags = false,
+  ): Promise<Record<string, unknown> | null> {
+    const rows: OverviewRow[] = await this.db.query(OVERVIEW_SQL, [
+      projectId,
+      now.toISOString(),
+      archivedFlags,
+    ]);
+    const r = rows[0];
+    if (!r) return null;
+    const readAt = new Date(r.now_at);
+    const access = await this.access.summary(projectId, userId, statsWindows(readAt).current);
+    const onboardingStatus = r.onboarded
+      ? { status: 'onboarded' }
+      : r.first_flag !== null
+        ? { status: 'first-flag-created', feature: r.first_flag }
+        : { status: 'onboarding-started' };
+    return {
+      stats: {
+        avgTimeToProdCurrentWindow: averageTimeToProduction(r.prod_days ?? []),
+        createdCurrentWindow: r.created_current,
+        createdPastWindow: r.created_past,
+        archivedCurrentWindow: r.archived_current,
+        archivedPastWindow: r.archived_past,
+        projectActivityCurrentWindow: r.activity_current,
+        projectActivityPastWindow: r.activity_past,
+        projectMembersAddedCurrentWindow: access.membersAddedSince,
+      },
+      name: r.name,
+      description: r.description,
+      mode: r.mode,
+      featureLimit: r.feature_limit,
+      featureNaming: {
+        pattern: r.naming_pattern,
+        example: r.naming_example,
+        description: r.naming_description,
+      },
+      defaultStickiness: r.default_stickiness,
+      health: healthRating(r.total, r.stale, r.potentially_stale),
+      favorite: access.favorite,
+      updatedAt: r.updated_at,
+      ...(r.archived_at !== null ? { archivedAt: r.archived_at } : {}),
+      createdAt: r.created_at,
+      onboardingStatus,
+      environments: r.environments ?? [],
+      featureTypeCounts: r.type_counts ?? [],
+      members: access.members,
+      version: 1,
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './project-activity.logic';
+export * from './project-activity.migration';
+export * from './project-activity.projection';

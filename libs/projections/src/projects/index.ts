@@ -1,0 +1,3 @@
+export * from './projects.logic';
+export * from './projects.migration';
+export * from './projects.projection';

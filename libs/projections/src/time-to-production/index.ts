@@ -1,0 +1,3 @@
+export * from './time-to-production.logic';
+export * from './time-to-production.migration';
+export * from './time-to-production.projection';

@@ -1,0 +1,109 @@
+/**
+ * Measures GET /api/admin/projects/{id}/overview on a simulated project of 5,000 flags and 200k events.
+ * Loads the history straight through the projections (event log + every projection, 5,000 events per
+ * transaction, as the projector applies a batch; no Kafka in the loop), starts the api in-process, runs
+ * autocannon at 10 and 50 connections for 15 s each, and prints EXPLAIN ANALYZE of the overview's queries.
+ *
+ *   npx ts-node -r tsconfig-paths/register --transpile-only scripts/bench-overview.ts
+ */
+import type { PoolClient } from 'pg';
+import { Client } from 'pg';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { join } from 'node:path';
+import { loadConfig } from '@flaglens/config';
+import { createDataSource, migrateDatabase, searchPathOption } from '@flaglens/persistence';
+import { allProjections, appendEvents, generateHistory, OVERVIEW_SQL } from '@flaglens/projections';
+import { META_MIGRATIONS, PROJECTION_MIGRATIONS } from '../migrations';
+import { createApiApp } from '../apps/api/src/main';
+
+const BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
+const NAME = 'flaglens_bench_overview';
+const NOW = '2026-11-22T09:01:00Z';
+const withDb = (db: string) => Object.assign(new URL(BASE), { pathname: `/${db}` }).toString();
+
+async function main(): Promise<void> {
+  const admin = new Client({ connectionString: withDb('postgres') });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${NAME} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${NAME}`);
+  await admin.end();
+  const url = withDb(NAME);
+  const migrator = new Client({ connectionString: url });
+  await migrator.connect();
+  await migrateDatabase(url, migrator, META_MIGRATIONS, PROJECTION_MIGRATIONS);
+  await migrator.end();
+  const ds = await createDataSource({
+    url,
+    poolSize: 2,
+    applicationName: 'bench',
+    options: searchPathOption('flaglens_v1'),
+  }).initialize();
+
+  const events = generateHistory({
+    seed: 42,
+    projects: 1,
+    flagsPerProject: 5000,
+    events: 200_000,
+    weeks: 26,
+    end: NOW,
+  });
+  const runner = ds.createQueryRunner();
+  const c = (await runner.connect()) as PoolClient;
+  const t0 = Date.now();
+  for (let i = 0; i < events.length; i += 5000) {
+    await c.query('BEGIN');
+    const stored = await appendEvents(
+      c,
+      events
+        .slice(i, i + 5000)
+        .map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
+    );
+    for (const p of allProjections()) await p.apply(c, stored, { skipped: () => undefined });
+    await c.query('COMMIT');
+  }
+  const loadMs = Date.now() - t0;
+  await c.query('VACUUM ANALYZE');
+  console.log(
+    `loaded ${events.length} events in ${loadMs} ms (${Math.round(events.length / (loadMs / 1000))} events/s)`,
+  );
+  const plan = await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${OVERVIEW_SQL}`, ['default', NOW]);
+  console.log(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
+  await runner.release();
+  await ds.destroy();
+
+  const port = 4890;
+  const app = await createApiApp(
+    loadConfig({ DATABASE_URL: url, PORT: String(port), FLAGLENS_CLOCK: NOW, LOG_LEVEL: 'warn', FLAGLENS_AUTH: 'off' }),
+  );
+  await app.listen(port, '127.0.0.1');
+  const body = await (await fetch(`http://127.0.0.1:${port}/api/admin/projects/default/overview`)).json();
+  console.log(JSON.stringify(body));
+  const target = `http://127.0.0.1:${port}/api/admin/projects/default/overview`;
+  for (const connections of [10, 50]) {
+    // autocannon in its own process, so it does not share the api's event loop
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        join(__dirname, '..', 'node_modules', 'autocannon', 'autocannon.js'),
+        '-j',
+        '-c',
+        String(connections),
+        '-d',
+        '15',
+        target,
+      ],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
+    const r = JSON.parse(stdout);
+    console.log(
+      `connections=${connections}: ${r.requests.average} req/s, latency p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, max ${r.latency.max} ms, non-2xx ${r.non2xx}, errors ${r.errors}`,
+    );
+  }
+  await app.close();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
