@@ -74,7 +74,13 @@ async function main(): Promise<void> {
 
   const port = 4890;
   const app = await createApiApp(
-    loadConfig({ DATABASE_URL: url, PORT: String(port), FLAGLENS_CLOCK: NOW, LOG_LEVEL: 'warn', FLAGLENS_AUTH: 'off' }),
+    loadConfig({
+      DATABASE_URL: url,
+      PORT: String(port),
+      FLAGLENS_CLOCK: NOW,
+      LOG_LEVEL: 'warn',
+      FLAGLENS_AUTH: 'off',
+    }),
   );
   await app.listen(port, '127.0.0.1');
   const body = await (await fetch(`http://127.0.0.1:${port}/api/admin/projects/default/overview`)).json();
