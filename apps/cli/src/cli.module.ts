@@ -3,6 +3,7 @@ import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { CliDatabase } from './cli-database';
 import { PublishCommand } from './commands/publish.command';
 import { SimulateCommand } from './commands/simulate.command';
+import { RebuildCommand } from './commands/rebuild.command';
 import {
   TokenCommand,
   TokenCreateCommand,
@@ -20,6 +21,7 @@ import {
     TokenListCommand,
     TokenRevokeCommand,
     SimulateCommand,
+    RebuildCommand,
   ],
 })
 export class CliModule {}

@@ -157,9 +157,8 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
         ]);
         applied = sum(mine);
         const target = high.reduce((n, p) => n + p.high, 0);
-        const caughtUp = high.every(
-          (p) => (mine.get(p.partition) ?? 0) >= Math.max(live.get(p.partition) ?? 0, p.high > 0 ? 0 : 0),
-        );
+        // caught up: at or past the live projector's position on every partition (the live group may lag)
+        const caughtUp = high.every((p) => (mine.get(p.partition) ?? 0) >= (live.get(p.partition) ?? 0));
         opts.onProgress?.({
           phase: caughtUp ? 'switching' : 'replaying',
           version,
