@@ -1,15 +1,17 @@
 /*
- * npm run bench [-- --quick] [--events N] [--compare <result.json>]
+ * npm run bench [-- --quick] [--events N] [--read-seconds S] [--compare <result.json>]
  *
- * One command, one run, ratios measured in the same run (the machines are shared and noisy):
- *  - ingest: N simulated events produced to a fresh topic, then the projector (a real process) from
- *    offset 0 until lag 0; beside it the ceiling: the same rows COPY'd by Postgres into an empty copy
- *    of the event-log table;
- *  - reads: autocannon against the running api (event list of a 100-event flag) at 10 and 50 connections.
- * Results: bench/results/<UTC timestamp>.json and .md.
+ * One command, one run; every ratio is measured in the same run (the machines are shared and noisy):
+ *  - ingest: a simulated history produced to a fresh topic, then the projector (compiled, a real process)
+ *    from offset 0 until lag 0 (events/s, peak RSS); beside it the ceiling: the same rows COPY'd by Postgres
+ *    into an empty copy of the event-log table, as one stream;
+ *  - freshness: at a steady rate, the time from produce to visible through the api, sampled with markers;
+ *  - reads: autocannon against the running api (auth on) at 10 and 50 connections after a warm-up;
+ *  - rebuild: the `rebuild` command over the same history (seconds, events/s, peak RSS).
+ * `--quick` (CI) runs a small form and checks no thresholds. Results: bench/results/<UTC timestamp>.json and .md.
  */
 import 'reflect-metadata';
-import { execSync, spawn, ChildProcess } from 'node:child_process';
+import { execFileSync, execSync, spawn, ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -18,10 +20,11 @@ import { Readable } from 'node:stream';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import autocannon from 'autocannon';
+import type { Kafka } from 'kafkajs';
 import { createKafka, topicWatermarks } from '@flaglens/kafka';
-import { toWireJson } from '@flaglens/projections';
+import { eventKey, type FlagEvent } from '@flaglens/contract';
+import { generateHistory, toWireJson } from '@flaglens/projections';
 import { copyRow } from '../libs/projections/src/event-log/copy-text';
-import type { FlagEvent } from '@flaglens/contract';
 import { createTestDatabase } from '../test/support/test-database';
 import { createTestTopic } from '../test/support/test-kafka';
 import { freePort, httpGet } from '../test/support/http';
@@ -33,76 +36,176 @@ const argValue = (name: string) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const EVENTS = Number(argValue('--events') ?? (quick ? 20000 : 200000));
-const READ_SECONDS = Number(argValue('--read-seconds') ?? (quick ? 3 : 15));
+const BULK_EVENTS = Number(argValue('--events') ?? (quick ? 20_000 : 1_000_000));
+const READ_SECONDS = Number(argValue('--read-seconds') ?? (quick ? 2 : 15));
+const FRESHNESS_SECONDS = quick ? 3 : 20;
+const FRESHNESS_RATE = 5000;
+const BIG_PROJECT_FLAGS = quick ? 500 : 5000;
 const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 const EVENTS_PER_FLAG = 100;
+const FLAGS_PER_BULK_PROJECT = 200;
+const BIG_FLAG_EVENTS = 2000;
+const NOW = '2026-11-22T09:01:00.000Z';
 
-function simulatedEvents(n: number): FlagEvent[] {
-  const types = [
-    'feature-updated',
-    'feature-environment-enabled',
-    'feature-environment-disabled',
-    'feature-strategy-add',
-    'feature-strategy-update',
-    'feature-tagged',
-  ];
-  const start = Date.UTC(2025, 0, 1);
-  const flags = Math.ceil(n / EVENTS_PER_FLAG);
-  const out: FlagEvent[] = [];
-  for (let i = 0; i < n; i++) {
-    const flag = i % flags;
-    const seq = Math.floor(i / flags);
-    out.push({
+const bulkFlags = Math.ceil(BULK_EVENTS / EVENTS_PER_FLAG);
+const bulkProjects = Math.ceil(bulkFlags / FLAGS_PER_BULK_PROJECT);
+const TYPES = [
+  'feature-updated',
+  'feature-environment-enabled',
+  'feature-environment-disabled',
+  'feature-strategy-add',
+  'feature-strategy-update',
+  'feature-tagged',
+];
+const T0 = Date.parse(NOW) - 300 * 86_400_000;
+
+/** Event `i` of the bulk history (pure, so any part can be made again without holding it all). */
+function bulkEvent(i: number): FlagEvent {
+  if (i < bulkProjects) {
+    return {
       id: i + 1,
-      createdAt: new Date(start + i * 250).toISOString(),
-      type: seq === 0 ? 'feature-created' : types[(i * 7) % types.length],
-      createdBy: `user${i % 50}@example.com`,
-      createdByUserId: (i % 50) + 2,
-      environment: seq === 0 ? null : i % 3 ? 'production' : 'development',
-      project: `project-${flag % 40}`,
-      featureName: `flag-${flag}`,
+      createdAt: new Date(T0 + i).toISOString(),
+      type: 'project-created',
+      createdBy: 'admin',
+      createdByUserId: 1,
+      environment: null,
+      project: `bulk-${i}`,
+      featureName: null,
       data: {
-        name: `flag-${flag}`,
-        enabled: i % 2 === 0,
-        strategies: [
-          {
-            name: 'flexibleRollout',
-            parameters: { rollout: String(i % 100), stickiness: 'default', groupId: `flag-${flag}` },
-          },
-        ],
+        id: `bulk-${i}`,
+        name: `Bulk ${i}`,
+        description: null,
+        mode: 'open',
+        defaultStickiness: 'default',
       },
-      preData: seq === 0 ? null : { name: `flag-${flag}`, enabled: i % 2 === 1 },
-      tags: [{ type: 'simple', value: `team-${flag % 9}` }],
-    });
+      preData: null,
+      tags: [],
+    };
   }
-  return out;
+  const k = i - bulkProjects;
+  const flag = k % bulkFlags;
+  const seq = Math.floor(k / bulkFlags);
+  const name = `flag-${flag}`;
+  const project = `bulk-${Math.floor(flag / FLAGS_PER_BULK_PROJECT)}`;
+  return {
+    id: i + 1,
+    createdAt: new Date(T0 + 10_000 + k * 20).toISOString(),
+    type: seq === 0 ? 'feature-created' : TYPES[(k * 7) % TYPES.length],
+    createdBy: `user${k % 50}@example.com`,
+    createdByUserId: (k % 50) + 2,
+    environment: seq === 0 ? null : k % 3 ? 'production' : 'development',
+    project,
+    featureName: name,
+    data:
+      seq === 0
+        ? { name, project, type: 'release' }
+        : {
+            name,
+            enabled: k % 2 === 0,
+            strategies: [
+              {
+                name: 'flexibleRollout',
+                parameters: { rollout: String(k % 100), stickiness: 'default', groupId: name },
+              },
+            ],
+          },
+    preData: seq === 0 ? null : { name, enabled: k % 2 === 1 },
+    tags: [{ type: 'simple', value: `team-${flag % 9}` }],
+  };
 }
 
-/** The apps as they run in production: compiled (the bench builds first). */
+const bulkCount = bulkProjects + bulkFlags * EVENTS_PER_FLAG;
+function bigFlagEvent(j: number): FlagEvent {
+  return {
+    ...bulkEvent(bulkProjects),
+    id: bulkCount + j + 1,
+    featureName: 'flag-big',
+    createdAt: new Date(T0 + 5_000_000 + j * 1000).toISOString(),
+    type: j === 0 ? 'feature-created' : TYPES[j % TYPES.length],
+    data: { name: 'flag-big', seq: j },
+  };
+}
+const bigProject = generateHistory({
+  seed: 11,
+  projects: 1,
+  flagsPerProject: BIG_PROJECT_FLAGS,
+  events: BIG_PROJECT_FLAGS * 8,
+  weeks: 26,
+  end: NOW,
+  firstId: bulkCount + BIG_FLAG_EVENTS + 1,
+});
+const total = bulkCount + BIG_FLAG_EVENTS + bigProject.length;
+/** Every event of the run, in id order, in chunks. */
+function* history(chunk = 5000): Generator<FlagEvent[]> {
+  let buf: FlagEvent[] = [];
+  const push = (e: FlagEvent) => {
+    buf.push(e);
+    if (buf.length >= chunk) return true;
+    return false;
+  };
+  for (let i = 0; i < bulkCount; i++) if (push(bulkEvent(i))) yield buf.splice(0);
+  for (let j = 0; j < BIG_FLAG_EVENTS; j++) if (push(bigFlagEvent(j))) yield buf.splice(0);
+  for (const e of bigProject) if (push(e)) yield buf.splice(0);
+  if (buf.length) yield buf;
+  buf = [];
+}
+
 function startApp(app: 'api' | 'projector', env: Record<string, string>): ChildProcess {
   return spawn(
     process.execPath,
     ['-r', join(ROOT, 'scripts', 'dist-paths.js'), join(ROOT, 'dist', 'apps', app, 'src', 'main.js')],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
+    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] },
   );
 }
 
-function peakRssMb(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const m = /VmHWM:\s+(\d+) kB/.exec(status);
-    return m ? Math.round(Number(m[1]) / 1024) : NaN;
-  } catch {
-    return NaN;
-  }
+/** Samples a process's resident set until it exits; returns a function giving the peak in MB. */
+function rssPeak(pid: number): () => number {
+  let peak = 0;
+  const timer = setInterval(() => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) peak = Math.max(peak, Math.round(Number(m[1]) / 1024));
+    } catch {
+      clearInterval(timer);
+    }
+  }, 100);
+  timer.unref();
+  return () => peak;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs: number[], p: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN;
+
+async function produceAll(kafka: Kafka, topic: string): Promise<number> {
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  const t0 = Date.now();
+  const inFlight: Promise<unknown>[] = [];
+  for (const chunk of history(2000)) {
+    inFlight.push(
+      producer.send({
+        topic,
+        acks: -1,
+        messages: chunk.map((e) => ({ key: eventKey(e), value: JSON.stringify(e) })),
+      }),
+    );
+    if (inFlight.length >= 4) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
+  await producer.disconnect();
+  return (Date.now() - t0) / 1000;
+}
+
+async function appliedOf(pg: Client, group: string): Promise<number> {
+  const active = (await pg.query(`SELECT schema_name FROM projection_versions WHERE status = 'active'`))
+    .rows[0].schema_name;
+  const r = await pg.query<{ n: string }>(
+    `SELECT coalesce(sum(next_offset), 0) AS n FROM ${active}.projector_offsets WHERE group_id = $1`,
+    [group],
+  );
+  return Number(r.rows[0].n);
+}
 
 async function main(): Promise<void> {
   const started = new Date();
@@ -110,81 +213,63 @@ async function main(): Promise<void> {
   const kafka = createKafka({ brokers: BROKERS, clientId: 'flaglens-bench', log: () => undefined });
   const db = await createTestDatabase('bench');
   const { topic, drop } = await createTestTopic(kafka, 'bench');
-  const pg = new Client({ connectionString: db.url, options: '-c search_path=flaglens_v1,public' });
+  const pg = new Client({ connectionString: db.url });
   await pg.connect();
   const children: ChildProcess[] = [];
+  const env = {
+    DATABASE_URL: db.url,
+    KAFKA_BROKERS: BROKERS,
+    KAFKA_TOPIC: topic,
+    KAFKA_GROUP_ID: 'bench',
+    LOG_LEVEL: 'warn',
+    FLAGLENS_CLOCK: NOW,
+  };
+  const result: Result = {
+    startedAt: started.toISOString(),
+    quick,
+    machine: {},
+    ingest: {},
+    rebuild: {},
+    freshness: {},
+    reads: [],
+  };
   try {
-    console.log(`[bench] ${EVENTS} events, topic ${topic}, database ${db.name}`);
-    const events = simulatedEvents(EVENTS);
-
-    // produce
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
-    await producer.connect();
-    const p0 = Date.now();
-    const chunk = 2000;
-    const inFlight: Promise<unknown>[] = [];
-    for (let i = 0; i < events.length; i += chunk) {
-      inFlight.push(
-        producer.send({
-          topic,
-          acks: -1,
-          messages: events
-            .slice(i, i + chunk)
-            .map((e) => ({ key: e.featureName!, value: JSON.stringify(e) })),
-        }),
-      );
-      if (inFlight.length >= 4) await inFlight.shift();
-    }
-    await Promise.all(inFlight);
-    const produceSeconds = (Date.now() - p0) / 1000;
-    await producer.disconnect();
+    console.log(
+      `[bench] ${total} events (bulk ${bulkCount}, a ${BIG_FLAG_EVENTS}-event flag, a ${BIG_PROJECT_FLAGS}-flag project of ${bigProject.length}); topic ${topic}, database ${db.name}`,
+    );
+    const produceSeconds = await produceAll(kafka, topic);
     console.log(`[bench] produced in ${produceSeconds.toFixed(1)} s`);
 
     // ingest: the projector from offset 0 until lag 0
-    const projectorPort = await freePort();
-    const env = {
-      DATABASE_URL: db.url,
-      KAFKA_BROKERS: BROKERS,
-      KAFKA_TOPIC: topic,
-      KAFKA_GROUP_ID: 'bench',
-      PROJECTOR_PORT: String(projectorPort),
-      LOG_LEVEL: 'warn',
-    };
-    const marks = await topicWatermarks(kafka, topic);
-    const target = marks.reduce((n, p) => n + p.high, 0);
-    const projector = startApp('projector', env);
+    const projector = startApp('projector', { ...env, PROJECTOR_PORT: String(await freePort()) });
     children.push(projector);
+    const projectorPeak = rssPeak(projector.pid!);
+    const target = (await topicWatermarks(kafka, topic)).reduce((n, p) => n + p.high, 0);
     let firstAt = 0;
-    let applied = 0;
     const t0 = Date.now();
-    while (applied < target) {
-      const r = await pg.query<{ n: string }>(
-        'SELECT coalesce(sum(next_offset), 0) AS n FROM projector_offsets WHERE group_id = $1',
-        ['bench'],
-      );
-      applied = Number(r.rows[0].n);
+    for (let applied = 0; applied < target;) {
+      applied = await appliedOf(pg, 'bench');
       if (applied > 0 && !firstAt) firstAt = Date.now();
       if (Date.now() - t0 > 30 * 60_000) throw new Error('ingest did not finish in 30 minutes');
       await sleep(50);
     }
-    const doneAt = Date.now();
-    const ingestSeconds = (doneAt - firstAt) / 1000;
-    const ingestWithStartSeconds = (doneAt - t0) / 1000;
-    const projectorPeakRssMb = peakRssMb(projector.pid!);
-    const stored = Number((await pg.query<{ n: string }>('SELECT count(*) AS n FROM event_log')).rows[0].n);
+    const ingestSeconds = (Date.now() - firstAt) / 1000;
+    const eventsPerSec = Math.round(target / ingestSeconds);
     console.log(
-      `[bench] projected ${stored} in ${ingestSeconds.toFixed(1)} s (first batch to lag 0), peak RSS ${projectorPeakRssMb} MB`,
+      `[bench] projected ${target} in ${ingestSeconds.toFixed(1)} s (${eventsPerSec}/s from the first batch to lag 0)`,
     );
 
     // the ceiling: the same rows COPY'd into an empty copy of the event-log table, one stream; the COPY text
-    // is built before the clock starts, so this measures Postgres ingest alone
-    await pg.query('CREATE TABLE event_log_ceiling (LIKE event_log INCLUDING ALL)');
-    const copyChunks: string[] = [];
-    for (let i = 0; i < events.length; i += 5000) {
-      copyChunks.push(
-        events
-          .slice(i, i + 5000)
-          .map((e, j) =>
+    // is built before the clock starts, so this measures Postgres alone
+    const active = (await pg.query(`SELECT schema_name FROM projection_versions WHERE status = 'active'`))
+      .rows[0].schema_name;
+    await pg.query(`CREATE TABLE public.event_log_ceiling (LIKE ${active}.event_log INCLUDING ALL)`);
+    const copyText: string[] = [];
+    let n = 0;
+    for (const chunk of history(5000))
+      copyText.push(
+        chunk
+          .map((e) =>
             copyRow([
               e.id,
               e.createdAt,
@@ -198,141 +283,295 @@ async function main(): Promise<void> {
               toWireJson(e),
               topic,
               0,
-              i + j,
+              n++,
             ]),
           )
           .join(''),
       );
-    }
     const c0 = Date.now();
-    const copyStream = pg.query(
-      copyFrom(
-        'COPY event_log_ceiling (id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset) FROM STDIN',
+    await pipeline(
+      Readable.from(copyText),
+      pg.query(
+        copyFrom(
+          'COPY public.event_log_ceiling (id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset) FROM STDIN',
+        ),
       ),
     );
-    await pipeline(Readable.from(copyChunks), copyStream);
     const copySeconds = (Date.now() - c0) / 1000;
-    copyChunks.length = 0;
-    await pg.query('DROP TABLE event_log_ceiling');
-    const eventsPerSec = Math.round(stored / ingestSeconds);
-    const copyCeilingPerSec = Math.round(events.length / copySeconds);
-    events.length = 0; // let the reads run without this process holding the history
+    copyText.length = 0;
+    await pg.query('DROP TABLE public.event_log_ceiling');
+    const copyCeilingPerSec = Math.round(total / copySeconds);
+    result.ingest = {
+      events: target,
+      produceSeconds,
+      seconds: ingestSeconds,
+      eventsPerSec,
+      copyCeilingPerSec,
+      ratio: Number((eventsPerSec / copyCeilingPerSec).toFixed(3)),
+      projectorPeakRssMb: projectorPeak(),
+    };
     console.log(
-      `[bench] COPY ceiling ${copyCeilingPerSec}/s; projector ${eventsPerSec}/s; ratio ${(eventsPerSec / copyCeilingPerSec).toFixed(2)}`,
+      `[bench] COPY ceiling ${copyCeilingPerSec}/s; ratio ${result.ingest.ratio}; projector peak RSS ${result.ingest.projectorPeakRssMb} MB`,
     );
 
-    // reads
+    // the api, with authentication on: a token for the initial admin, issued with the CLI
     const port = await freePort();
-    const api = startApp('api', { ...env, PORT: String(port), FLAGLENS_AUTH: 'off' });
+    const api = startApp('api', { ...env, PORT: String(port) });
     children.push(api);
+    const token = execFileSync(
+      process.execPath,
+      [join(ROOT, 'bin', 'flaglens.js'), 'token', 'create', '--user', 'admin', '--name', 'bench'],
+      { cwd: ROOT, env: { ...process.env, ...env } },
+    )
+      .toString()
+      .trim();
+    const headers = { authorization: token };
     for (
       let i = 0;
       i < 120 && (await httpGet(port, '/health/live').catch(() => ({ status: 0 }))).status !== 200;
       i++
     )
       await sleep(500);
-    const path = '/api/admin/events/flag-7';
-    const check = (await httpGet(port, path)).json() as { totalEvents: number };
-    if (check.totalEvents !== EVENTS_PER_FLAG)
-      throw new Error(`expected a ${EVENTS_PER_FLAG}-event flag, got ${check.totalEvents}`);
-    await autocannon({ url: `http://127.0.0.1:${port}${path}`, connections: 10, duration: 2 }); // warm-up
-    const reads = [];
-    for (const connections of [10, 50]) {
-      const r = await autocannon({
+
+    // freshness at a steady rate: markers every 100 ms among FRESHNESS_RATE events/s
+    result.freshness = await freshness(kafka, topic, port, headers);
+    console.log(
+      `[bench] freshness at ${FRESHNESS_RATE}/s: p50 ${result.freshness.p50Ms} ms, p99 ${result.freshness.p99Ms} ms (${result.freshness.samples} markers)`,
+    );
+
+    // reads
+    const bigProjectId = 'default';
+    const endpoints: [string, string][] = [
+      ['GET /api/admin/events/{100-event flag}', '/api/admin/events/flag-7'],
+      [`GET /api/admin/events/{${BIG_FLAG_EVENTS}-event flag}`, '/api/admin/events/flag-big'],
+      [
+        `GET /api/admin/projects/{${FLAGS_PER_BULK_PROJECT}-flag project}/overview`,
+        '/api/admin/projects/bulk-0/overview',
+      ],
+      [
+        `GET /api/admin/projects/{${BIG_PROJECT_FLAGS}-flag project}/overview`,
+        `/api/admin/projects/${bigProjectId}/overview`,
+      ],
+      ['GET /api/admin/user/profile', '/api/admin/user/profile'],
+      ['GET /api/admin/dashboard/executive', '/api/admin/dashboard/executive'],
+    ];
+    for (const [endpoint, path] of endpoints) {
+      const probe = await httpGet(port, path, headers);
+      if (probe.status !== 200) {
+        console.log(`[bench] ${endpoint}: ${probe.status}, skipped`);
+        result.reads.push({
+          endpoint,
+          connections: 0,
+          reqPerSec: 0,
+          p50Ms: 0,
+          p99Ms: 0,
+          non2xx: 1,
+          skipped: `status ${probe.status}`,
+        });
+        continue;
+      }
+      await autocannon({
         url: `http://127.0.0.1:${port}${path}`,
-        connections,
-        duration: READ_SECONDS,
+        headers,
+        connections: 10,
+        duration: quick ? 1 : 3,
       });
-      reads.push({
-        endpoint: `GET /api/admin/events/{100-event flag}`,
-        connections,
-        reqPerSec: Math.round(r.requests.average),
-        p50Ms: r.latency.p50,
-        p99Ms: r.latency.p99,
-        non2xx: r.non2xx + r.errors,
-      });
-      console.log(
-        `[bench] reads c=${connections}: ${Math.round(r.requests.average)} req/s p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms non2xx ${r.non2xx} errors ${r.errors}`,
-      );
+      for (const connections of [10, 50]) {
+        const r = await autocannon({
+          url: `http://127.0.0.1:${port}${path}`,
+          headers,
+          connections,
+          duration: READ_SECONDS,
+        });
+        const row = {
+          endpoint,
+          connections,
+          reqPerSec: Math.round(r.requests.average),
+          p50Ms: r.latency.p50,
+          p99Ms: r.latency.p99,
+          non2xx: r.non2xx + r.errors,
+        };
+        result.reads.push(row);
+        console.log(
+          `[bench] ${endpoint} c=${connections}: ${row.reqPerSec} req/s, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, non-2xx ${row.non2xx}`,
+        );
+      }
     }
+
+    // rebuild of the same history, by the operator command (compiled), while the api and projector run
+    const rb0 = Date.now();
+    const rebuild = spawn(
+      process.execPath,
+      [join(ROOT, 'bin', 'flaglens.js'), 'rebuild', '--json', '--drop-old-after', '1'],
+      { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const rebuildPeak = rssPeak(rebuild.pid!);
+    let out = '';
+    rebuild.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((r) => rebuild.once('exit', r));
+    if (code !== 0) throw new Error(`rebuild exited with ${code}: ${out}`);
+    const rb = JSON.parse(out.trim().split('\n').pop()!) as {
+      events: number;
+      seconds: number;
+      switched: boolean;
+    };
+    result.rebuild = {
+      events: rb.events,
+      seconds: rb.seconds,
+      processSeconds: (Date.now() - rb0) / 1000,
+      eventsPerSec: Math.round(rb.events / rb.seconds),
+      switched: rb.switched ? 1 : 0,
+      peakRssMb: rebuildPeak(),
+    };
+    console.log(
+      `[bench] rebuild: ${rb.events} events in ${rb.seconds.toFixed(1)} s (${result.rebuild.eventsPerSec}/s), peak RSS ${result.rebuild.peakRssMb} MB`,
+    );
 
     const pgVersion = (await pg.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]
       .v;
-    const result = {
-      startedAt: started.toISOString(),
-      quick,
-      machine: {
-        cores: cpus().length,
-        cpu: cpus()[0]?.model,
-        memoryGb: Math.round(totalmem() / 2 ** 30),
-        node: process.version,
-        postgres: pgVersion,
-        kafka: process.env.KAFKA_VERSION ?? '3.9.1',
-      },
-      ingest: {
-        events: stored,
-        produceSeconds,
-        seconds: ingestSeconds,
-        secondsIncludingStartup: ingestWithStartSeconds,
-        eventsPerSec,
-        copyCeilingPerSec,
-        ratio: Number((eventsPerSec / copyCeilingPerSec).toFixed(3)),
-        projectorPeakRssMb,
-      },
-      reads,
+    result.machine = {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      postgres: pgVersion,
+      kafka: process.env.KAFKA_VERSION ?? '3.9.1',
     };
     const stamp = started.toISOString().replace(/[:.]/g, '-');
     mkdirSync(join(__dirname, 'results'), { recursive: true });
-    const file = join(__dirname, 'results', `${stamp}.json`);
+    const file = join(__dirname, 'results', `${stamp}${quick ? '-quick' : ''}.json`);
     writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
-    writeFileSync(file.replace(/\.json$/, '.md'), summary(result, argValue('--compare')));
-    console.log(`[bench] wrote ${file}`);
-    console.log(summary(result, argValue('--compare')));
+    const md = summary(result, argValue('--compare'));
+    writeFileSync(file.replace(/\.json$/, '.md'), md);
+    console.log(`[bench] wrote ${file}\n\n${md}`);
   } finally {
     for (const c of children) c.kill('SIGTERM');
-    await sleep(1000);
+    await sleep(1500);
     await pg.end();
     await drop();
     await db.drop();
   }
 }
 
-type Result = {
-  ingest: Record<string, number>;
-  reads: {
-    endpoint: string;
-    connections: number;
-    reqPerSec: number;
-    p50Ms: number;
-    p99Ms: number;
-    non2xx: number;
-  }[];
-  machine: Record<string, unknown>;
+async function freshness(
+  kafka: Kafka,
+  topic: string,
+  port: number,
+  headers: Record<string, string>,
+): Promise<Record<string, number>> {
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  const latencies: number[] = [];
+  const pending = new Map<string, number>();
+  let stop = false;
+  const poller = (async () => {
+    while (!stop || pending.size > 0) {
+      for (const [flag, sentAt] of [...pending]) {
+        const body = (await httpGet(port, `/api/admin/events/${flag}`, headers)).json() as {
+          totalEvents: number;
+        };
+        if (body.totalEvents > 0) {
+          latencies.push(Date.now() - sentAt);
+          pending.delete(flag);
+        } else if (Date.now() - sentAt > 30_000) pending.delete(flag);
+      }
+      await sleep(2);
+    }
+  })();
+  let id = 50_000_000;
+  const tickMs = 100;
+  const perTick = Math.round((FRESHNESS_RATE * tickMs) / 1000);
+  const end = Date.now() + FRESHNESS_SECONDS * 1000;
+  for (let tick = 0; Date.now() < end; tick++) {
+    const t = Date.now();
+    const messages = Array.from({ length: perTick - 1 }, (_, i) => {
+      const e = {
+        ...bulkEvent(bulkProjects + ((tick * perTick + i) % (bulkFlags * 50))),
+        id: id++,
+        createdAt: new Date(Date.parse(NOW) - 60_000).toISOString(),
+      };
+      return { key: eventKey(e), value: JSON.stringify(e) };
+    });
+    const marker = `marker-${tick}`;
+    const m = {
+      ...bulkEvent(bulkProjects),
+      id: id++,
+      featureName: marker,
+      createdAt: new Date(Date.parse(NOW) - 60_000).toISOString(),
+    };
+    messages.push({ key: marker, value: JSON.stringify(m) });
+    pending.set(marker, Date.now());
+    await producer.send({ topic, acks: -1, messages });
+    await sleep(Math.max(0, tickMs - (Date.now() - t)));
+  }
+  stop = true;
+  await poller;
+  await producer.disconnect();
+  return {
+    rate: FRESHNESS_RATE,
+    samples: latencies.length,
+    p50Ms: pct(latencies, 50),
+    p99Ms: pct(latencies, 99),
+  };
+}
+
+interface ReadRow {
+  endpoint: string;
+  connections: number;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  skipped?: string;
+}
+interface Result {
+  startedAt: string;
   quick: boolean;
-};
+  machine: Record<string, unknown>;
+  ingest: Record<string, number>;
+  rebuild: Record<string, number>;
+  freshness: Record<string, number>;
+  reads: ReadRow[];
+}
+
+const met = (ok: boolean) => (ok ? 'met' : 'not met');
 
 function summary(r: Result, compareWith?: string): string {
   const prev: Result | undefined = compareWith ? JSON.parse(readFileSync(compareWith, 'utf8')) : undefined;
   const delta = (now: number, before?: number) =>
-    before ? ` (${now >= before ? '+' : ''}${(((now - before) / before) * 100).toFixed(0)}% vs before)` : '';
-  const lines = [
-    `# flaglens bench ${r.quick ? '(quick, no thresholds)' : ''}`,
+    before ? ` (${now >= before ? '+' : ''}${(((now - before) / before) * 100).toFixed(0)}%)` : '';
+  const readTarget = (x: ReadRow) => {
+    if (x.connections !== 50) return '';
+    const floor =
+      x.endpoint.includes('100-event') || x.endpoint.includes(`${FLAGS_PER_BULK_PROJECT}-flag`)
+        ? 2000
+        : x.endpoint.includes('profile')
+          ? 3500
+          : 0;
+    return floor
+      ? `≥ ${floor} req/s, p99 ≤ 20 ms, 0 non-2xx: ${met(x.reqPerSec >= floor && x.p99Ms <= 20 && x.non2xx === 0)}`
+      : '';
+  };
+  return [
+    `# flaglens bench${r.quick ? ' (quick: small data, no thresholds)' : ''}`,
     '',
-    `Machine: ${r.machine.cores} cores, ${r.machine.cpu}, Node ${r.machine.node}, Postgres ${r.machine.postgres}, Kafka ${r.machine.kafka}`,
+    `${r.startedAt}; ${r.machine.cores} cores, ${r.machine.cpu}, Node ${r.machine.node}, Postgres ${r.machine.postgres}, Kafka ${r.machine.kafka}`,
     '',
     '| figure | value | target |',
     '|---|---|---|',
     `| ingest events/s (first batch → lag 0) | ${r.ingest.eventsPerSec}${delta(r.ingest.eventsPerSec, prev?.ingest.eventsPerSec)} | |`,
     `| COPY ceiling events/s (same run) | ${r.ingest.copyCeilingPerSec} | |`,
-    `| ingest / ceiling | ${r.ingest.ratio} | ≥ 0.5 ${r.ingest.ratio >= 0.5 ? 'met' : 'not met'} |`,
-    `| projector peak RSS MB | ${r.ingest.projectorPeakRssMb} | ≤ 300 ${r.ingest.projectorPeakRssMb <= 300 ? 'met' : 'not met'} |`,
-    ...r.reads.map(
-      (x) =>
-        `| ${x.endpoint} c=${x.connections}: req/s, p50, p99, non-2xx | ${x.reqPerSec}${delta(x.reqPerSec, prev?.reads.find((p) => p.endpoint === x.endpoint && p.connections === x.connections)?.reqPerSec)}, ${x.p50Ms} ms, ${x.p99Ms} ms, ${x.non2xx} | ${x.connections === 50 ? `≥ 2000 req/s, p99 ≤ 20 ms: ${x.reqPerSec >= 2000 && x.p99Ms <= 20 && x.non2xx === 0 ? 'met' : 'not met'}` : ''} |`,
+    `| ingest / ceiling | ${r.ingest.ratio} | ≥ 0.5: ${met(r.ingest.ratio >= 0.5)} |`,
+    `| projector peak RSS | ${r.ingest.projectorPeakRssMb} MB | ≤ 300 MB: ${met(r.ingest.projectorPeakRssMb <= 300)} |`,
+    `| rebuild of ${r.rebuild.events} events | ${r.rebuild.seconds?.toFixed(1)} s, ${r.rebuild.eventsPerSec}/s, peak RSS ${r.rebuild.peakRssMb} MB | 1M ≤ 60 s: ${r.quick ? 'n/a' : met(r.rebuild.seconds <= 60)} |`,
+    `| freshness at ${r.freshness.rate} events/s (p50, p99) | ${r.freshness.p50Ms} ms, ${r.freshness.p99Ms} ms | p99 ≤ 250 ms: ${met(r.freshness.p99Ms <= 250)} |`,
+    ...r.reads.map((x) =>
+      x.skipped
+        ? `| ${x.endpoint} | skipped (${x.skipped}) | |`
+        : `| ${x.endpoint} c=${x.connections}: req/s, p50, p99, non-2xx | ${x.reqPerSec}${delta(x.reqPerSec, prev?.reads.find((p) => p.endpoint === x.endpoint && p.connections === x.connections)?.reqPerSec)}, ${x.p50Ms} ms, ${x.p99Ms} ms, ${x.non2xx} | ${readTarget(x)} |`,
     ),
     '',
-  ];
-  return lines.join('\n');
+  ].join('\n');
 }
 
 main().catch((e) => {
