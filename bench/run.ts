@@ -23,8 +23,7 @@ import autocannon from 'autocannon';
 import type { Kafka } from 'kafkajs';
 import { createKafka, topicWatermarks } from '@flaglens/kafka';
 import { eventKey, type FlagEvent } from '@flaglens/contract';
-import { generateHistory, toWireJson } from '@flaglens/projections';
-import { copyRow } from '../libs/projections/src/event-log/copy-text';
+import { EVENT_LOG_COPY_COLUMNS, eventLogCopyRow, generateHistory } from '@flaglens/projections';
 import { createTestDatabase } from '../test/support/test-database';
 import { createTestTopic } from '../test/support/test-kafka';
 import { freePort, httpGet } from '../test/support/http';
@@ -266,36 +265,17 @@ async function main(): Promise<void> {
     await pg.query(`CREATE TABLE public.event_log_ceiling (LIKE ${active}.event_log INCLUDING ALL)`);
     const copyText: string[] = [];
     let n = 0;
-    for (const chunk of history(5000))
+    for (const chunk of history(5000)) {
       copyText.push(
         chunk
-          .map((e) =>
-            copyRow([
-              e.id,
-              e.createdAt,
-              e.type,
-              e.featureName,
-              e.project,
-              e.environment,
-              e.createdBy,
-              e.createdByUserId,
-              true,
-              toWireJson(e),
-              topic,
-              0,
-              n++,
-            ]),
-          )
+          .map((e) => eventLogCopyRow({ event: e, knownType: true, topic, partition: 0, offset: n++ }))
           .join(''),
       );
+    }
     const c0 = Date.now();
     await pipeline(
       Readable.from(copyText),
-      pg.query(
-        copyFrom(
-          'COPY public.event_log_ceiling (id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset) FROM STDIN',
-        ),
-      ),
+      pg.query(copyFrom(`COPY public.event_log_ceiling (${EVENT_LOG_COPY_COLUMNS}) FROM STDIN`)),
     );
     const copySeconds = (Date.now() - c0) / 1000;
     copyText.length = 0;

@@ -1,18 +1,7 @@
+import type { FlagEvent } from '@flaglens/contract';
 import type { Message } from 'kafkajs';
 
-export interface EventShape {
-  id: number;
-  createdAt: string;
-  type: string;
-  createdBy: string;
-  createdByUserId: number | null;
-  environment: string | null;
-  project: string | null;
-  featureName: string | null;
-  data: Record<string, unknown> | null;
-  preData: Record<string, unknown> | null;
-  tags: { value: string; type: string }[] | null;
-}
+export type EventShape = FlagEvent;
 
 const TYPES = [
   'feature-updated',

@@ -18,26 +18,31 @@ export interface SourcedEvent {
 const COLUMNS =
   'id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset';
 
+/** One event-log row in COPY text format (also used by the bench's COPY ceiling, so both load the same rows). */
+export function eventLogCopyRow(s: SourcedEvent): string {
+  const e = s.event;
+  return copyRow([
+    e.id,
+    e.createdAt,
+    e.type,
+    e.featureName,
+    e.project,
+    e.environment,
+    e.createdBy,
+    e.createdByUserId,
+    s.knownType,
+    toWireJson(e),
+    s.topic,
+    s.partition,
+    s.offset,
+  ]);
+}
+
+export const EVENT_LOG_COPY_COLUMNS = COLUMNS;
+
 function rows(events: SourcedEvent[]): string {
   let out = '';
-  for (const s of events) {
-    const e = s.event;
-    out += copyRow([
-      e.id,
-      e.createdAt,
-      e.type,
-      e.featureName,
-      e.project,
-      e.environment,
-      e.createdBy,
-      e.createdByUserId,
-      s.knownType,
-      toWireJson(e),
-      s.topic,
-      s.partition,
-      s.offset,
-    ]);
-  }
+  for (const s of events) out += eventLogCopyRow(s);
   return out;
 }
 
