@@ -1,13 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import type { Kafka } from 'kafkajs';
-import { createToken, runCli } from './support/cli';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from './support/test-kafka';
+import { createToken } from './support/cli';
+import { produce } from './support/test-kafka';
 import { flagEvent, toMessage } from './support/event-factory';
-import { freePort, httpGet } from './support/http';
-import { startApp, stopApp } from './support/processes';
+import { httpGet } from './support/http';
+import { startStack, type Stack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
@@ -31,56 +29,27 @@ const byDesignOrder = (a: { id: number; createdAt: string }, b: { id: number; cr
   a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id;
 
 describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Postgres)', () => {
+  let stack: Stack;
   let kafka: Kafka;
-  let db: TestDatabase;
   let topic: string;
-  let dropTopic: () => Promise<void>;
-  let api: ChildProcess;
-  let projector: ChildProcess;
   let port: number;
   let auth: Record<string, string>;
-  const logs: string[] = [];
   const bigFlag = Array.from({ length: 150 }, (_, i) => flagEvent(1000 + i, 'big.flag', Math.floor(i / 3)));
 
   beforeAll(async () => {
-    kafka = testKafka();
-    db = await createTestDatabase('events_e2e');
-    ({ topic, drop: dropTopic } = await createTestTopic(kafka, 'events-e2e'));
-    port = await freePort();
-    const env = {
-      DATABASE_URL: db.url,
-      KAFKA_BROKERS: BROKERS,
-      KAFKA_TOPIC: topic,
-      KAFKA_GROUP_ID: 'e2e',
-      PORT: String(port),
-      PROJECTOR_PORT: String(await freePort()),
-    };
-    projector = startApp('projector', env, logs);
-    api = startApp('api', env, logs);
+    stack = await startStack('events_e2e');
+    ({ kafka, topic, port } = stack);
     // publish the reference sample through the operator CLI
-    const { stdout } = await runCli(env, ['publish', join(SAMPLE, 'events.ndjson')]);
-    expect(stdout).toMatch(/sent 101 event\(s\)/);
+    expect(await stack.publish(join(SAMPLE, 'events.ndjson'))).toMatch(/sent 101 event\(s\)/);
     // a flag with more events than the reference's page of 100, several sharing one createdAt
     await produce(kafka, topic, bigFlag.map(toMessage));
-    await waitFor(
-      'sample projected',
-      async () =>
-        Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n) ===
-        101 + bigFlag.length,
-      { timeoutMs: 90000 },
-    );
+    await stack.waitForEvents(101 + bigFlag.length);
     // authentication is on by default: the initial admin's personal access token, issued with the CLI
-    const secret = await createToken(env, 'admin');
-    auth = { authorization: secret };
-    await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
-      timeoutMs: 60000,
-    });
+    auth = { authorization: await createToken(stack.env, 'admin') };
   });
 
   afterAll(async () => {
-    await Promise.all([api && stopApp(api), projector && stopApp(projector)]);
-    await dropTopic?.();
-    await db?.drop();
+    await stack?.stop();
   });
 
   const flagFiles = readdirSync(join(SAMPLE, 'responses', 'events')).filter((f) => f.endsWith('.json'));

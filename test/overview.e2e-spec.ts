@@ -1,13 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import type { Kafka } from 'kafkajs';
-import { createToken, runCli } from './support/cli';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { BROKERS, createTestTopic, testKafka } from './support/test-kafka';
-import { freePort, httpGet } from './support/http';
-import { startApp, stopApp } from './support/processes';
+import { createToken } from './support/cli';
+import type { TestDatabase } from './support/test-database';
+import { httpGet } from './support/http';
+import { startStack, type Stack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
@@ -30,56 +27,28 @@ interface OverviewBody {
 const load = (file: string): Captured => JSON.parse(readFileSync(join(SAMPLE, 'responses', file), 'utf8'));
 
 describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka and Postgres)', () => {
-  let kafka: Kafka;
+  let stack: Stack;
   let db: TestDatabase;
-  let topic: string;
-  let dropTopic: () => Promise<void>;
-  let api: ChildProcess;
-  let projector: ChildProcess;
   let port: number;
   let env: Record<string, string>;
-  const logs: string[] = [];
-
+  const publish = (file: string) => stack.publish(file);
   const stored = async () =>
     Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n);
-
   let asAdmin: Record<string, string>;
   let asAlice: Record<string, string>;
 
-  async function publish(file: string): Promise<string> {
-    return (await runCli(env, ['publish', file])).stdout;
-  }
-
   beforeAll(async () => {
-    kafka = testKafka();
-    db = await createTestDatabase('overview_e2e');
-    ({ topic, drop: dropTopic } = await createTestTopic(kafka, 'overview-e2e'));
-    port = await freePort();
-    env = {
-      DATABASE_URL: db.url,
-      KAFKA_BROKERS: BROKERS,
-      KAFKA_TOPIC: topic,
-      KAFKA_GROUP_ID: 'e2e',
-      PORT: String(port),
-      PROJECTOR_PORT: String(await freePort()),
-      FLAGLENS_CLOCK: PINNED,
-    };
-    projector = startApp('projector', env, logs);
-    api = startApp('api', env, logs);
+    stack = await startStack('overview_e2e', { FLAGLENS_CLOCK: PINNED });
+    ({ db, port, env } = stack);
     expect(await publish(join(SAMPLE, 'events.ndjson'))).toMatch(/sent 101 event\(s\)/);
     expect(await publish(join(SAMPLE, 'sdk-events.ndjson'))).toMatch(/sent 4 event\(s\)/);
-    await waitFor('sample projected', async () => (await stored()) === 105, { timeoutMs: 90000 });
+    await stack.waitForEvents(105);
     asAdmin = { authorization: await createToken(env, 'admin') };
     asAlice = { authorization: await createToken(env, 'alice@example.com') };
-    await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
-      timeoutMs: 60000,
-    });
   });
 
   afterAll(async () => {
-    await Promise.all([api && stopApp(api), projector && stopApp(projector)]);
-    await dropTopic?.();
-    await db?.drop();
+    await stack?.stop();
   });
 
   it('answers the overview of default as the reference did, field by field (documented deviations)', async () => {
@@ -232,6 +201,6 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
       `SELECT lifetime_days FROM feature_types WHERE id = 'release'`,
     );
     expect(release[0].lifetime_days).toBe(40);
-    expect(logs.join('')).toMatch(/flag never created/);
+    expect(stack.logs.join('')).toMatch(/flag never created/);
   });
 });

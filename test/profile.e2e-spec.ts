@@ -1,12 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import type { Kafka } from 'kafkajs';
 import { createToken, runCli } from './support/cli';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from './support/test-kafka';
-import { freePort, httpGet, HttpResult } from './support/http';
-import { startApp, stopApp } from './support/processes';
+import { produce } from './support/test-kafka';
+import { httpGet, HttpResult } from './support/http';
+import { startStack, type Stack } from './support/stack';
 import { waitFor } from './support/wait-for';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
@@ -34,45 +31,18 @@ const CASES: Record<string, Record<string, string>> = {
 };
 
 describe('GET /api/admin/user/profile and authentication (running apps, real Kafka and Postgres)', () => {
-  let kafka: Kafka;
-  let db: TestDatabase;
-  let topic: string;
-  let dropTopic: () => Promise<void>;
-  let api: ChildProcess;
-  let projector: ChildProcess;
+  let stack: Stack;
   let port: number;
   let env: Record<string, string>;
-  const logs: string[] = [];
+  let logs: string[];
   const tokens: Record<string, string> = {};
   const sent: string[] = [BAD_USER_TOKEN, BAD_ADMIN_TOKEN, CLIENT_TOKEN];
 
   beforeAll(async () => {
-    kafka = testKafka();
-    db = await createTestDatabase('profile_e2e');
-    ({ topic, drop: dropTopic } = await createTestTopic(kafka, 'profile-e2e'));
-    port = await freePort();
-    env = {
-      DATABASE_URL: db.url,
-      KAFKA_BROKERS: BROKERS,
-      KAFKA_TOPIC: topic,
-      KAFKA_GROUP_ID: 'e2e',
-      PORT: String(port),
-      PROJECTOR_PORT: String(await freePort()),
-      FLAGLENS_CLOCK: '2026-11-22T09:01:00Z',
-      LOG_LEVEL: 'debug',
-    };
-    projector = startApp('projector', env, logs);
-    api = startApp('api', env, logs);
-    const { stdout } = await runCli(env, ['publish', join(SAMPLE, 'events.ndjson')]);
-    expect(stdout).toMatch(/sent 101 event\(s\)/);
-    await waitFor(
-      'sample projected',
-      async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n) === 101,
-      { timeoutMs: 90000 },
-    );
-    await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
-      timeoutMs: 60000,
-    });
+    stack = await startStack('profile_e2e', { FLAGLENS_CLOCK: '2026-11-22T09:01:00Z', LOG_LEVEL: 'debug' });
+    ({ port, env, logs } = stack);
+    expect(await stack.publish(join(SAMPLE, 'events.ndjson'))).toMatch(/sent 101 event\(s\)/);
+    await stack.waitForEvents(101);
     // by id, by e-mail, by id, by username
     for (const [user, ref] of [
       ['admin', '1'],
@@ -86,9 +56,7 @@ describe('GET /api/admin/user/profile and authentication (running apps, real Kaf
   });
 
   afterAll(async () => {
-    await Promise.all([api && stopApp(api), projector && stopApp(projector)]);
-    await dropTopic?.();
-    await db?.drop();
+    await stack?.stop();
   });
 
   const profile = (headers: Record<string, string>) => httpGet(port, '/api/admin/user/profile', headers);
@@ -180,7 +148,7 @@ describe('GET /api/admin/user/profile and authentication (running apps, real Kaf
       featureName: null,
     };
     const user = { id: 9, name: 'Frank', email: 'frank@example.com', rootRole: 3 };
-    await produce(kafka, topic, [
+    await produce(stack.kafka, stack.topic, [
       {
         key: 'instance',
         value: JSON.stringify({
@@ -196,12 +164,12 @@ describe('GET /api/admin/user/profile and authentication (running apps, real Kaf
     ]);
     await waitFor(
       'frank projected',
-      async () => (await db.query('SELECT 1 FROM identity_users WHERE id = 9')).length > 0,
+      async () => (await stack.db.query('SELECT 1 FROM identity_users WHERE id = 9')).length > 0,
     );
     const frank = await createToken(env, 'frank@example.com');
     sent.push(frank);
     expect((await profile({ authorization: frank })).json()).toMatchObject({ rootRole: { name: 'Viewer' } });
-    await produce(kafka, topic, [
+    await produce(stack.kafka, stack.topic, [
       {
         key: 'instance',
         value: JSON.stringify({

@@ -1,0 +1,64 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Kafka } from 'kafkajs';
+import { createTestDatabase, TestDatabase } from './test-database';
+import { BROKERS, createTestTopic, testKafka } from './test-kafka';
+import { freePort, httpGet } from './http';
+import { runCli } from './cli';
+import { startApp, stopApp } from './processes';
+import { waitFor } from './wait-for';
+
+/** The whole system for one e2e file: a fresh database and topic, the projector and the api as processes. */
+export interface Stack {
+  kafka: Kafka;
+  db: TestDatabase;
+  topic: string;
+  port: number;
+  env: Record<string, string>;
+  /** What both apps printed (tests check that secrets never appear). */
+  logs: string[];
+  /** Publishes an NDJSON file through the operator CLI; returns its stdout. */
+  publish(file: string): Promise<string>;
+  /** Waits until the active version's event log holds `n` events. */
+  waitForEvents(n: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(label: string, extraEnv: Record<string, string> = {}): Promise<Stack> {
+  const kafka = testKafka();
+  const db = await createTestDatabase(label);
+  const { topic, drop } = await createTestTopic(kafka, label.replace(/_/g, '-'));
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: db.url,
+    KAFKA_BROKERS: BROKERS,
+    KAFKA_TOPIC: topic,
+    KAFKA_GROUP_ID: 'e2e',
+    PORT: String(port),
+    PROJECTOR_PORT: String(await freePort()),
+    ...extraEnv,
+  };
+  const logs: string[] = [];
+  const apps: ChildProcess[] = [startApp('projector', env, logs), startApp('api', env, logs)];
+  await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
+    timeoutMs: 60000,
+  });
+  const count = async () =>
+    Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n);
+  return {
+    kafka,
+    db,
+    topic,
+    port,
+    env,
+    logs,
+    publish: async (file) => (await runCli(env, ['publish', file])).stdout,
+    waitForEvents: async (n) => {
+      await waitFor(`${n} events projected`, async () => (await count()) === n, { timeoutMs: 90000 });
+    },
+    stop: async () => {
+      await Promise.all(apps.map((a) => stopApp(a)));
+      await drop();
+      await db.drop();
+    },
+  };
+}
