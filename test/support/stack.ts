@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { createTestDatabase, TestDatabase } from './test-database';
 import { BROKERS, createTestTopic, testKafka } from './test-kafka';
@@ -32,7 +33,8 @@ export async function startStack(label: string, extraEnv: Record<string, string>
     DATABASE_URL: db.url,
     KAFKA_BROKERS: BROKERS,
     KAFKA_TOPIC: topic,
-    KAFKA_GROUP_ID: 'e2e',
+    // a group of its own: a group shared by stacks on other topics would hand it their partitions
+    KAFKA_GROUP_ID: `e2e-${label}-${randomBytes(3).toString('hex')}`,
     PORT: String(port),
     PROJECTOR_PORT: String(await freePort()),
     ...extraEnv,

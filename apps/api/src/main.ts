@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { AppModule } from './app.module';
+import helmet from 'helmet';
 import { rejectMalformedPath } from './common/decode-path.middleware';
 
 export async function createApiApp(config: AppConfig): Promise<NestExpressApplication> {
@@ -12,6 +13,8 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
     logger: ['error', 'warn', 'log'],
   });
   app.disable('x-powered-by');
+  // secure defaults for a JSON api; Swagger UI at /docs needs its inline script and styles
+  app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
   app.use(rejectMalformedPath);
   app.enableShutdownHooks();
   const doc = new DocumentBuilder()
@@ -28,7 +31,11 @@ export async function createApiApp(config: AppConfig): Promise<NestExpressApplic
 async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit(); // fail fast with a message naming the variable
   const app = await createApiApp(config);
-  await app.listen(config.PORT);
+  const server = await app.listen(config.PORT);
+  // a slow or stuck client cannot hold a connection forever
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 15_000;
+  server.maxHeadersCount = 100;
 }
 
 if (require.main === module) void bootstrap();

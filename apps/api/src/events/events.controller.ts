@@ -2,6 +2,7 @@ import { Controller, Get, Param, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { CurrentUser } from '../auth/current-user.decorator';
 import { sendJson } from '../common/json-body';
 import { FeatureEventsResponseDoc } from './events.docs';
 import { GetFlagEventsQuery, GetLatestEventsQuery } from './get-flag-events.query';
@@ -16,19 +17,24 @@ export class EventsController {
     summary: 'Every event of one feature flag, newest first',
     description:
       'All events whose featureName equals the path parameter exactly (case-sensitive), ordered by createdAt desc then id desc. ' +
-      'Unlike the reference system, every event is returned (not only the newest 100). An unknown flag gives an empty list.',
+      'Unlike the reference system, every event is returned (not only the newest 100), and events of private projects ' +
+      'the caller may not see are left out. An unknown flag gives an empty list.',
   })
   @ApiParam({ name: 'featureName', type: String })
   @ApiOkResponse({ type: FeatureEventsResponseDoc })
-  async flagEvents(@Param('featureName') featureName: string, @Res() res: Response): Promise<void> {
-    const body = await this.queries.execute(new GetFlagEventsQuery(featureName));
+  async flagEvents(
+    @Param('featureName') featureName: string,
+    @CurrentUser() userId: number,
+    @Res() res: Response,
+  ): Promise<void> {
+    const body = await this.queries.execute(new GetFlagEventsQuery(featureName, userId));
     sendJson(res, body);
   }
 
   @Get()
   @ApiOperation({ summary: 'The newest 100 events of the whole instance (as the reference system)' })
-  async latest(@Res() res: Response): Promise<void> {
-    const body = await this.queries.execute(new GetLatestEventsQuery());
+  async latest(@CurrentUser() userId: number, @Res() res: Response): Promise<void> {
+    const body = await this.queries.execute(new GetLatestEventsQuery(userId));
     sendJson(res, body);
   }
 }

@@ -32,6 +32,8 @@ export class GetProjectOverviewHandler implements IQueryHandler<
     userId,
     archivedFlags,
   }: GetProjectOverviewQuery): Promise<Record<string, unknown>> {
+    // no stored project id holds U+0000 (Postgres text cannot): unknown, without asking the database
+    if (projectId.includes('\u0000')) throw notFound('No project found');
     // a private project is visible to its members and admins only; to anyone else it does not exist
     if (userId !== null && !(await this.identity.canSeeProject(userId, projectId)))
       throw notFound('No project found');

@@ -104,6 +104,25 @@ export class IdentityReadModel {
     return rows[0]?.ok === true;
   }
 
+  /**
+   * The private projects the user may not see (empty for admins and when no project is private): their
+   * events are left out of the event lists the user reads.
+   */
+  async hiddenProjects(userId: number): Promise<string[]> {
+    const rows: { hidden: string[] }[] = await this.db.query(
+      `SELECT COALESCE(array_agg(s.project ORDER BY s.project), '{}') AS hidden
+         FROM identity_project_states s
+        WHERE s.mode = 'private'
+          AND NOT EXISTS (SELECT 1 FROM identity_users u JOIN identity_roles r ON r.id = u.root_role_id
+                           WHERE u.id = $1 AND NOT u.deleted AND r.id = $2)
+          AND NOT EXISTS (SELECT 1 FROM identity_project_members m WHERE m.project = s.project AND (
+                 (m.principal_kind = 'user' AND m.principal_id = $1)
+              OR (m.principal_kind = 'group' AND m.principal_id IN (${GROUPS_OF_USER}))))`,
+      [userId, ADMIN_ROLE_ID],
+    );
+    return rows[0]?.hidden ?? [];
+  }
+
   async isFavoriteProject(userId: number, projectId: string): Promise<boolean> {
     return this.isFavorite(userId, 'project', projectId);
   }

@@ -1,0 +1,238 @@
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { request } from 'node:http';
+import { createToken } from './support/cli';
+import { produce } from './support/test-kafka';
+import { httpGet } from './support/http';
+import { startStack, type Stack } from './support/stack';
+
+const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
+
+/** Any method, any path, any headers, sent raw. */
+function send(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          headers: res.headers,
+        }),
+      );
+    });
+    // a request Node itself refuses to send (invalid characters) counts as rejected at the edge
+    req.on('error', (e) => resolve({ status: -1, text: String(e), headers: {} }));
+    req.end();
+  });
+}
+
+const safeDecode = (p: string) => {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return p;
+  }
+};
+
+const LEAKS =
+  /(\n\s+at |node_modules|\.ts:\d|QueryFailedError|syntax error at|SELECT |INSERT |relation "|pg_|stack)/;
+
+/**
+ * Hostile and malformed requests against the running api: never a 5xx, never a stack trace or SQL in a
+ * body, never data of a private project for a non-member, and "not allowed" answers exactly as "unknown".
+ */
+describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
+  let stack: Stack;
+  let admin: Record<string, string>;
+  let bob: Record<string, string>;
+
+  beforeAll(async () => {
+    stack = await startStack('http_fuzz', { FLAGLENS_CLOCK: '2026-11-22T09:01:00Z' });
+    expect(await stack.publish(join(SAMPLE, 'events.ndjson'))).toMatch(/sent 101/);
+    // a private project owned by alice (2): bob (3, Viewer) is neither a member nor an admin
+    const secret = {
+      id: 5000,
+      createdAt: '2026-11-22T08:55:00.000Z',
+      type: 'project-created',
+      createdBy: 'alice@example.com',
+      createdByUserId: 2,
+      environment: null,
+      project: 'vault',
+      featureName: null,
+      data: { id: 'vault', name: 'Vault', description: 'top secret', mode: 'private' },
+      preData: null,
+      tags: [],
+    };
+    const flag = {
+      ...secret,
+      id: 5001,
+      type: 'feature-created',
+      project: 'vault',
+      featureName: 'vault.secret-flag',
+      data: { name: 'vault.secret-flag', project: 'vault', type: 'release' },
+    };
+    await produce(stack.kafka, stack.topic, [
+      { key: 'vault', value: JSON.stringify(secret) },
+      { key: 'vault.secret-flag', value: JSON.stringify(flag) },
+    ]);
+    await stack.waitForEvents(103);
+    admin = { authorization: await createToken(stack.env, 'admin') };
+    bob = { authorization: await createToken(stack.env, '3') };
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('a private project is invisible to a non-member: the same status and body as an unknown project', async () => {
+    const hidden = await httpGet(stack.port, '/api/admin/projects/vault/overview', bob);
+    const unknown = await httpGet(stack.port, '/api/admin/projects/no-such-vault/overview', bob);
+    expect(hidden.status).toBe(404);
+    expect(unknown.status).toBe(404);
+    const strip = (t: string) => ({ ...(JSON.parse(t) as Record<string, unknown>), id: 'x' });
+    expect(strip(hidden.text)).toEqual(strip(unknown.text));
+    expect(hidden.text).not.toMatch(/Vault|top secret/);
+    // the owner and an admin see it
+    expect((await httpGet(stack.port, '/api/admin/projects/vault/overview', admin)).status).toBe(200);
+    // its flag's events: none for bob (as for an unknown flag), all for an admin
+    const bobsList = JSON.parse((await httpGet(stack.port, '/api/admin/events/vault.secret-flag', bob)).text);
+    expect(bobsList).toEqual({ version: 1, toggleName: 'vault.secret-flag', events: [], totalEvents: 0 });
+    const adminsList = JSON.parse(
+      (await httpGet(stack.port, '/api/admin/events/vault.secret-flag', admin)).text,
+    );
+    expect(adminsList.totalEvents).toBe(1);
+    // and the instance-wide list leaves the project's events out for bob only
+    expect((await httpGet(stack.port, '/api/admin/events', bob)).text).not.toMatch(/top secret|vault/);
+    expect((await httpGet(stack.port, '/api/admin/events', admin)).text).toMatch(/top secret/);
+  });
+
+  const segment = fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.constantFrom(
+      '..',
+      '.',
+      '%',
+      '%E0%A4%A',
+      '%2F',
+      '%00',
+      '%ZZ',
+      "' OR 1=1 --",
+      '"; DROP TABLE event_log; --',
+      '$1',
+      '\\',
+      '%27%3B%20SELECT%20pg_sleep(5)%3B--',
+      'vault',
+      'default',
+      'a'.repeat(3000),
+    ),
+  );
+  const pathOf = (template: string, s: string, rawPercent: boolean) =>
+    template.replace('{x}', encodeURIComponent(s).replace(/%25/g, rawPercent ? '%' : '%25'));
+  const templates = [
+    '/api/admin/events/{x}',
+    '/api/admin/projects/{x}/overview',
+    '/api/admin/user/profile?x={x}',
+    '/api/admin/{x}',
+    '/api/admin/events/{x}/{x}',
+    '/{x}',
+  ];
+  const authHeader = fc.oneof(
+    fc.constant(undefined),
+    fc.string({ maxLength: 80 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
+    fc.constantFrom(
+      'user:',
+      'Bearer ',
+      'Bearer user:',
+      'user:' + 'f'.repeat(64),
+      'bearer   user:xyz',
+      '*:*.abc',
+      "user:' OR '1'='1",
+    ),
+  );
+
+  it('random paths, methods, tokens and headers: no 5xx, no stack trace or SQL, no private data for a non-member', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...templates),
+        segment,
+        fc.boolean(),
+        fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'),
+        fc.oneof(authHeader, fc.constant('bob'), fc.constant('admin')),
+        fc.dictionary(
+          fc.constantFrom('x-forwarded-for', 'cookie', 'accept', 'content-type', 'if-none-match'),
+          fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
+          { maxKeys: 3 },
+        ),
+        async (template, seg, rawPercent, method, auth, extra) => {
+          const headers: Record<string, string> = { ...extra };
+          if (auth === 'bob') Object.assign(headers, bob);
+          else if (auth === 'admin') Object.assign(headers, admin);
+          else if (auth !== undefined) headers.authorization = auth;
+          const res = await send(stack.port, method, pathOf(template, seg, rawPercent), headers);
+          expect(res.status).toBeLessThan(500);
+          // answers echo the requested name or path (as the reference does); look for leaks in the rest
+          const path = pathOf(template, seg, rawPercent);
+          const echoes = [
+            path,
+            safeDecode(path),
+            seg,
+            JSON.stringify(seg).slice(1, -1),
+            JSON.stringify(safeDecode(path)).slice(1, -1),
+          ];
+          const scrubbed = echoes.reduce((t, x) => (x ? t.split(x).join('') : t), res.text);
+          expect(scrubbed).not.toMatch(LEAKS);
+          if (auth === 'bob') expect(res.text).not.toMatch(/top secret|"name":"Vault"/);
+          for (const t of [bob.authorization, admin.authorization]) expect(res.text).not.toContain(t);
+        },
+      ),
+      { numRuns: 400, seed: 20261122 },
+    );
+  });
+
+  it('injection payloads through every parameter are data, not SQL: answered as unknown names', async () => {
+    for (const payload of [
+      "x' OR '1'='1",
+      "x'; DELETE FROM event_log; --",
+      'x") UNION SELECT body FROM event_log --',
+      '$1::text',
+      "%' AND pg_sleep(3) IS NULL --",
+    ]) {
+      const started = Date.now();
+      const events = await httpGet(stack.port, `/api/admin/events/${encodeURIComponent(payload)}`, admin);
+      expect(events.status).toBe(200);
+      expect(JSON.parse(events.text)).toEqual({
+        version: 1,
+        toggleName: payload,
+        events: [],
+        totalEvents: 0,
+      });
+      const overview = await httpGet(
+        stack.port,
+        `/api/admin/projects/${encodeURIComponent(payload)}/overview`,
+        admin,
+      );
+      expect(overview.status).toBe(404);
+      expect(Date.now() - started).toBeLessThan(2500);
+    }
+    // and the data is intact
+    expect(Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n)).toBe(
+      103,
+    );
+  });
+
+  it('sets secure headers and answers very long URLs with a 4xx', async () => {
+    const res = await httpGet(stack.port, '/api/admin/events/checkout.new-flow', admin);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    const long = await send(stack.port, 'GET', '/api/admin/events/' + 'a'.repeat(20000), admin);
+    expect(long.status).toBeGreaterThanOrEqual(400);
+    expect(long.status).toBeLessThan(500);
+  });
+});
