@@ -8,7 +8,7 @@ import {
   type Projection,
   type SourcedEvent,
 } from '@flaglens/projections';
-import type { DeadLetter } from './classify-messages';
+import { storableText, type DeadLetter } from './classify-messages';
 
 /** Another consumer moved this partition's stored position: we no longer own it (or we are stale). */
 export class OffsetConflictError extends Error {
@@ -233,7 +233,8 @@ async function insertDeadLetters(c: PoolClient, dead: DeadLetter[]): Promise<voi
       dead.map((d) => d.key),
       dead.map((d) => d.value),
       dead.map((d) => d.code),
-      dead.map((d) => d.reason),
+      // a reason quotes the message, which may hold U+0000; Postgres text cannot
+      dead.map((d) => storableText(d.reason)),
       dead.map((d) => d.eventId),
     ],
   );

@@ -32,6 +32,10 @@ export interface Classified {
 // (inside data/preData JSON.stringify escapes it, which is fine).
 // eslint-disable-next-line no-control-regex
 const NUL = /\u0000/;
+const NULS = /\u0000/g;
+
+/** Text that Postgres can store: U+0000 written as the escape `\\u0000`. */
+export const storableText = (s: string): string => s.replace(NULS, '\\u0000');
 
 /** Splits raw messages into accepted events and dead letters. Pure: never throws, never does I/O. */
 export function classifyMessages(
@@ -62,7 +66,7 @@ export function classifyMessages(
       dead.push({
         ...position(topic, partition, m),
         code: r.code,
-        reason: r.reason.replace(NUL, '\\u0000'),
+        reason: storableText(r.reason),
         eventId: null,
       });
     }
