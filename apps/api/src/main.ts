@@ -2,16 +2,20 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
+import { HttpMetrics } from '@flaglens/observability';
 import { AppModule } from './app.module';
 import { rejectMalformedPath } from './common/decode-path.middleware';
 
 export async function createApiApp(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
-    logger: ['error', 'warn', 'log'],
+    bufferLogs: true,
   });
+  app.useLogger(app.get(Logger)); // JSON lines (nestjs-pino), LOG_LEVEL, credentials redacted
   app.disable('x-powered-by');
+  app.use(app.get(HttpMetrics).middleware()); // first: times every request, 400s and 401s included
   app.use(rejectMalformedPath);
   app.enableShutdownHooks();
   const doc = new DocumentBuilder()

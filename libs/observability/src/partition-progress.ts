@@ -44,6 +44,8 @@ export class PartitionProgress {
 
   observeHigh(partition: number, high: number, nowMs: number): void {
     const s = this.get(partition, nowMs);
+    // caught up until now: the stall clock starts with these new messages, not at the last look
+    if (lagOf(s) === 0 && high > (s.high ?? 0)) s.movedAtMs = nowMs;
     s.high = Math.max(s.high ?? 0, high);
     this.touchIfCaughtUp(s, nowMs);
   }
