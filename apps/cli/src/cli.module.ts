@@ -1,6 +1,15 @@
 import { Module } from '@nestjs/common';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
+import { CqrsModule } from '@nestjs/cqrs';
 import { CliDatabase } from './cli-database';
+import {
+  DeadLettersCommand,
+  DeadLettersListCommand,
+  DeadLettersRedriveCommand,
+  DeadLettersShowCommand,
+} from './dead-letters/dead-letters.command';
+import { RedriveDeadLettersHandler } from './dead-letters/redrive-dead-letters.command';
+import { StatusCommand } from './status/status.command';
 import { PublishCommand } from './commands/publish.command';
 import { SimulateCommand } from './commands/simulate.command';
 import {
@@ -11,6 +20,7 @@ import {
 } from './commands/token.command';
 
 @Module({
+  imports: [CqrsModule.forRoot()],
   providers: [
     { provide: AppConfig, useFactory: () => loadConfigOrExit() },
     CliDatabase,
@@ -20,6 +30,12 @@ import {
     TokenListCommand,
     TokenRevokeCommand,
     SimulateCommand,
+    StatusCommand,
+    DeadLettersCommand,
+    DeadLettersListCommand,
+    DeadLettersShowCommand,
+    DeadLettersRedriveCommand,
+    RedriveDeadLettersHandler,
   ],
 })
 export class CliModule {}
