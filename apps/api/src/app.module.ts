@@ -34,7 +34,7 @@ export class AppModule {
           logLevel: config.LOG_LEVEL,
           metricsToken: config.METRICS_TOKEN,
         }),
-        TerminusModule.forRoot({ errorLogStyle: 'pretty' }),
+        TerminusModule.forRoot({ errorLogStyle: 'json' }),
       ],
       controllers: [
         EventsController,

@@ -39,6 +39,7 @@ export class LiveProjector implements OnApplicationBootstrap, OnApplicationShutd
           if (lastEventAt === null || s.event.createdAt > lastEventAt) lastEventAt = s.event.createdAt;
         monitor.onBatch(b.partition, b.nextOffset, b.highWatermark, lastEventAt);
       },
+      onAssigned: (partitions) => monitor.progress.assigned(partitions, Date.now()),
       onRetry: () => metrics.transactionRetries.inc(),
     });
   }

@@ -24,7 +24,7 @@ export class ProjectorModule {
           logLevel: config.LOG_LEVEL,
           metricsToken: config.METRICS_TOKEN,
         }),
-        TerminusModule.forRoot({ errorLogStyle: 'pretty' }),
+        TerminusModule.forRoot({ errorLogStyle: 'json' }),
       ],
       controllers: [HealthController],
       providers: [{ provide: AppConfig, useValue: config }, ...PROVIDERS],
@@ -39,7 +39,9 @@ const PROVIDERS = [
     useFactory: async (config: AppConfig) => {
       const ds = createDataSource({
         url: config.DATABASE_URL,
-        poolSize: Math.max(config.PROJECTOR_CONCURRENCY + 2, 4),
+        // a connection per partition in flight, one to load positions, one for the progress monitor and one
+        // for the health check, so a stuck batch cannot starve /health/ready
+        poolSize: config.PROJECTOR_CONCURRENCY + 4,
         applicationName: 'flaglens-projector',
       });
       return ds.initialize();

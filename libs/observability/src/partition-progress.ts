@@ -38,6 +38,11 @@ export class PartitionProgress {
     this.state.clear();
   }
 
+  /** Newly assigned partitions: their stall clock starts now (joining and seeking take time). */
+  assigned(partitions: number[], nowMs: number): void {
+    for (const p of partitions) this.get(p, nowMs).movedAtMs = nowMs;
+  }
+
   partitions(): number[] {
     return [...this.state.keys()].sort((a, b) => a - b);
   }

@@ -28,6 +28,8 @@ export interface PartitionConsumerOptions {
     /** the partition's high-water mark when the batch was fetched */
     highWatermark: number;
   }) => void;
+  /** Called when this member joins the group, with the partitions it now owns. */
+  onAssigned?: (partitions: number[]) => void;
   /** Called on each retry of a transient Postgres failure (metrics). */
   onRetry?: (info: { topic: string; partition: number; attempt: number; error: unknown }) => void;
 }
@@ -85,6 +87,7 @@ export class PartitionConsumer {
       this.joined = true;
       const mine = e.payload.memberAssignment[topic] ?? [];
       this.assigned = [...mine].sort((a, b) => a - b);
+      this.opts.onAssigned?.(this.assigned);
       this.log.log(
         `joined group ${e.payload.groupId} as ${e.payload.memberId}; partitions ${JSON.stringify(mine)}`,
       );
