@@ -166,7 +166,8 @@ describe('projector operations: lag gauge and readiness', () => {
     // a producer runs: the gauge never reports more than the true lag, and shows the backlog
     let producing = true;
     const producer = (async () => {
-      for (let i = 0; i < 30; i++) await produce(kafka, topic, events(300), 300);
+      // faster than the projector applies, so a backlog builds up while it runs
+      for (let i = 0; i < 20; i++) await produce(kafka, topic, events(4000), 4000);
       producing = false;
     })();
     let sawLag = false;
