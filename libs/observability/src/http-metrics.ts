@@ -33,8 +33,12 @@ export class HttpMetrics {
   }
 }
 
-/** The matched route's pattern (`/api/admin/events/:featureName`), or `unmatched`. */
+/**
+ * The matched route's pattern (`/api/admin/events/:featureName`), or `unmatched`. A catch-all pattern (the
+ * one Nest mounts its global middleware on, left on requests no controller matched) is `unmatched` too.
+ */
 export function routeOf(req: Pick<Request, 'route' | 'baseUrl'>): string {
   const path = (req.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? `${req.baseUrl ?? ''}${path}` : UNMATCHED_ROUTE;
+  if (typeof path !== 'string' || path.includes('{*') || path.includes('*')) return UNMATCHED_ROUTE;
+  return `${req.baseUrl ?? ''}${path}`;
 }

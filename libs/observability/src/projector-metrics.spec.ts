@@ -44,10 +44,11 @@ describe('ProjectorMetrics', () => {
     p.observeHigh(0, 10, 0);
     p.observeStored(0, 4, null, 0);
     m.publishProgress('g', 't', p, 0);
-    const text = await registry.registry.getSingleMetricAsString('kafka_consumergroup_lag');
-    expect(text).toContain(
-      'kafka_consumergroup_lag{consumergroup="g",topic="t",partition="0",app="projector"} 6',
-    );
+    const text = await registry.render();
+    const line = text.split('\n').find((l) => l.startsWith('kafka_consumergroup_lag{'))!;
+    for (const label of ['app="projector"', 'consumergroup="g"', 'topic="t"', 'partition="0"'])
+      expect(line).toContain(label);
+    expect(line.endsWith(' 6')).toBe(true);
     expect(registry.registry).toBeInstanceOf(Registry);
   });
 });
@@ -68,5 +69,6 @@ describe('routeOf', () => {
       '/api/admin/events/:featureName',
     );
     expect(routeOf({ route: undefined, baseUrl: '' } as never)).toBe('unmatched');
+    expect(routeOf({ route: { path: '/{*path}' }, baseUrl: '' } as never)).toBe('unmatched');
   });
 });
