@@ -12,6 +12,7 @@ import {
 } from '@nestjs/common';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Response } from 'express';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { MetricsRegistry } from './metrics-registry';
 
 export const METRICS_TOKEN = Symbol('METRICS_TOKEN');
@@ -38,6 +39,7 @@ export class MetricsTokenGuard implements CanActivate {
   }
 }
 
+@ApiExcludeController()
 @Controller('metrics')
 @UseGuards(MetricsTokenGuard)
 export class MetricsController {
