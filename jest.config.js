@@ -1,7 +1,9 @@
 /** Three test tiers, told apart by file name (see README "Tests"). */
 const moduleNameMapper = {
-  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline)$': '<rootDir>/libs/$1/src',
-  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability)$':
+    '<rootDir>/libs/$1/src',
+  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability)/(.*)$':
+    '<rootDir>/libs/$1/src/$2',
 };
 const base = {
   rootDir: __dirname,

@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
+import { TerminusModule } from '@nestjs/terminus';
+import { HttpMetrics, MetricsRegistry, ObservabilityModule } from '@flaglens/observability';
 import { DataSource } from 'typeorm';
 import { AppConfig, Clock, clockFromConfig } from '@flaglens/config';
 import { createDataSource } from '@flaglens/persistence';
@@ -25,7 +27,15 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [CqrsModule.forRoot()],
+      imports: [
+        CqrsModule.forRoot(),
+        ObservabilityModule.forRoot({
+          app: 'api',
+          logLevel: config.LOG_LEVEL,
+          metricsToken: config.METRICS_TOKEN,
+        }),
+        TerminusModule.forRoot({ errorLogStyle: 'json' }),
+      ],
       controllers: [
         EventsController,
         ProfileController,
@@ -39,6 +49,11 @@ export class AppModule {
 }
 
 const PROVIDERS = [
+  {
+    provide: HttpMetrics,
+    inject: [MetricsRegistry],
+    useFactory: (registry: MetricsRegistry) => new HttpMetrics(registry),
+  },
   { provide: Clock, inject: [AppConfig], useFactory: (c: AppConfig) => clockFromConfig(c.FLAGLENS_CLOCK) },
   {
     provide: DataSource,

@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
+import { HttpMetrics } from '@flaglens/observability';
 import { AppModule } from './app.module';
 import helmet from 'helmet';
 import { rejectMalformedPath } from './common/decode-path.middleware';
@@ -10,9 +12,11 @@ import { rejectMalformedPath } from './common/decode-path.middleware';
 export async function createApiApp(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
-    logger: ['error', 'warn', 'log'],
+    bufferLogs: true,
   });
+  app.useLogger(app.get(Logger)); // JSON lines (nestjs-pino), LOG_LEVEL, credentials redacted
   app.disable('x-powered-by');
+  app.use(app.get(HttpMetrics).middleware()); // first: times every request, 400s and 401s included
   // secure defaults for a JSON api; Swagger UI at /docs needs its inline script and styles
   app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
   app.use(rejectMalformedPath);

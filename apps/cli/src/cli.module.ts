@@ -1,6 +1,15 @@
 import { Module } from '@nestjs/common';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
+import { CqrsModule } from '@nestjs/cqrs';
 import { CliDatabase } from './cli-database';
+import {
+  DeadLettersCommand,
+  DeadLettersListCommand,
+  DeadLettersRedriveCommand,
+  DeadLettersShowCommand,
+} from './dead-letters/dead-letters.command';
+import { RedriveDeadLettersHandler } from './dead-letters/redrive-dead-letters.command';
+import { StatusCommand } from './status/status.command';
 import { PublishCommand } from './commands/publish.command';
 import { SimulateCommand } from './commands/simulate.command';
 import { RebuildCommand } from './commands/rebuild.command';
@@ -12,6 +21,7 @@ import {
 } from './commands/token.command';
 
 @Module({
+  imports: [CqrsModule.forRoot()],
   providers: [
     { provide: AppConfig, useFactory: () => loadConfigOrExit() },
     CliDatabase,
@@ -22,6 +32,12 @@ import {
     TokenRevokeCommand,
     SimulateCommand,
     RebuildCommand,
+    StatusCommand,
+    DeadLettersCommand,
+    DeadLettersListCommand,
+    DeadLettersShowCommand,
+    DeadLettersRedriveCommand,
+    RedriveDeadLettersHandler,
   ],
 })
 export class CliModule {}

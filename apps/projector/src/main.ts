@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
+import { Logger } from 'nestjs-pino';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { ProjectorModule } from './projector.module';
 
 export async function createProjectorApp(config: AppConfig): Promise<INestApplication> {
-  const app = await NestFactory.create(ProjectorModule.forRoot(config), { logger: ['error', 'warn', 'log'] });
+  const app = await NestFactory.create(ProjectorModule.forRoot(config), { bufferLogs: true });
+  app.useLogger(app.get(Logger)); // JSON lines (nestjs-pino), LOG_LEVEL
   app.enableShutdownHooks();
   return app;
 }

@@ -6,6 +6,9 @@ import { createKafka } from '@flaglens/kafka';
 import { allProjections } from '@flaglens/projections';
 import { Logger } from '@nestjs/common';
 import { BatchApplier } from '@flaglens/pipeline';
+import { TerminusModule } from '@nestjs/terminus';
+import { MetricsRegistry, ObservabilityModule, ProjectorMetrics } from '@flaglens/observability';
+import { ConsumerProgressMonitor } from './consumer-progress.monitor';
 import { LiveProjector } from './live-projector.service';
 import { HealthController } from './health.controller';
 import { KAFKA } from './tokens';
@@ -15,6 +18,14 @@ export class ProjectorModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ProjectorModule,
+      imports: [
+        ObservabilityModule.forRoot({
+          app: 'projector',
+          logLevel: config.LOG_LEVEL,
+          metricsToken: config.METRICS_TOKEN,
+        }),
+        TerminusModule.forRoot({ errorLogStyle: 'json' }),
+      ],
       controllers: [HealthController],
       providers: [{ provide: AppConfig, useValue: config }, ...PROVIDERS],
     };
@@ -28,7 +39,9 @@ const PROVIDERS = [
     useFactory: async (config: AppConfig) => {
       const ds = createDataSource({
         url: config.DATABASE_URL,
-        poolSize: Math.max(config.PROJECTOR_CONCURRENCY + 2, 4),
+        // a connection per partition in flight, one to load positions, one for the progress monitor and one
+        // for the health check, so a stuck batch cannot starve /health/ready
+        poolSize: config.PROJECTOR_CONCURRENCY + 4,
         applicationName: 'flaglens-projector',
       });
       return ds.initialize();
@@ -41,18 +54,27 @@ const PROVIDERS = [
       createKafka({ brokers: config.KAFKA_BROKERS, clientId: `${config.KAFKA_CLIENT_ID}-projector` }),
   },
   {
+    provide: ProjectorMetrics,
+    inject: [MetricsRegistry],
+    useFactory: (registry: MetricsRegistry) => new ProjectorMetrics(registry),
+  },
+  {
     provide: BatchApplier,
-    inject: [DataSource, AppConfig],
-    useFactory: (db: DataSource, config: AppConfig) => {
+    inject: [DataSource, AppConfig, ProjectorMetrics],
+    useFactory: (db: DataSource, config: AppConfig, metrics: ProjectorMetrics) => {
       const log = new Logger('Projections');
       return new BatchApplier(
         db,
         config.KAFKA_GROUP_ID,
         { kind: 'active' },
         allProjections(),
-        (projection, id, reason) => log.warn(`${projection}: event ${id} not applied: ${reason}`),
+        (projection, id, reason) => {
+          metrics.projectionSkips.inc({ projection });
+          log.warn({ msg: `${projection}: event ${id} not applied: ${reason}`, projection, eventId: id });
+        },
       );
     },
   },
+  ConsumerProgressMonitor,
   LiveProjector,
 ];

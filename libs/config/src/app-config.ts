@@ -112,6 +112,19 @@ export class AppConfig {
   @Max(300000)
   KAFKA_SESSION_TIMEOUT_MS = 30000;
 
+  /** A projector partition that is behind and whose stored position has not moved this long is not ready. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  PROJECTOR_STALL_SECONDS = 60;
+
+  /** When set, /metrics (both apps) needs `Authorization: Bearer <METRICS_TOKEN>`; unset: open. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S{16,}$/, { message: 'must be at least 16 characters without spaces' })
+  METRICS_TOKEN?: string;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
@@ -137,7 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   for (const key of Object.keys(defaults) as (keyof AppConfig)[]) {
     if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
   }
-  for (const key of ['DATABASE_READ_URL', 'FLAGLENS_CLOCK'] as const) {
+  for (const key of ['DATABASE_READ_URL', 'FLAGLENS_CLOCK', 'METRICS_TOKEN'] as const) {
     if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
   }
   const config = plainToInstance(AppConfig, raw, { exposeDefaultValues: true });
@@ -146,7 +159,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(
       errors.map((e) => {
         const value = (raw as Record<string, unknown>)[e.property];
-        const shown = e.property.includes('URL') ? redactUrl(String(value)) : JSON.stringify(value);
+        const shown = e.property.includes('URL')
+          ? redactUrl(String(value))
+          : e.property.includes('TOKEN')
+            ? '***'
+            : JSON.stringify(value);
         return `${e.property}=${shown}: ${Object.values(e.constraints ?? {}).join('; ')}`;
       }),
     );

@@ -51,6 +51,8 @@ export interface ApplyOutcome {
   deadLettered: number;
   /** Events the database refused (bad data that passed validation), moved to the dead letters. */
   rejected: DeadLetter[];
+  /** The events newly stored (not duplicates), for metrics. */
+  storedEvents: SourcedEvent[];
 }
 
 function isDataError(e: unknown): boolean {
@@ -143,50 +145,64 @@ export class BatchApplier {
     }
   }
 
+  /**
+   * Appends events to the event log (each id once) and runs every projection on the newly stored ones of a
+   * known type, inside the caller's transaction. With `isolate`, event by event: the ones the database
+   * refuses become dead letters instead of failing the whole batch.
+   */
+  private async appendAndProject(
+    c: PoolClient,
+    accepted: SourcedEvent[],
+    isolate: boolean,
+  ): Promise<{ stored: SourcedEvent[]; rejected: DeadLetter[] }> {
+    const rejected: DeadLetter[] = [];
+    let stored: SourcedEvent[];
+    if (!isolate) {
+      stored = await appendEvents(c, accepted);
+    } else {
+      stored = [];
+      for (const s of accepted) {
+        await c.query('SAVEPOINT one_event');
+        try {
+          stored.push(...(await appendEvents(c, [s])));
+          await c.query('RELEASE SAVEPOINT one_event');
+        } catch (e) {
+          await c.query('ROLLBACK TO SAVEPOINT one_event');
+          if (!isDataError(e)) throw e;
+          rejected.push({
+            topic: s.topic ?? '',
+            partition: s.partition ?? -1,
+            offset: s.offset ?? -1,
+            key: null,
+            value: Buffer.from(JSON.stringify(s.event)),
+            code: 'db-rejected',
+            reason: `database refused the event: ${(e as Error).message}`.slice(0, 500),
+            eventId: s.event.id,
+          });
+        }
+      }
+    }
+    // the other projections see each newly stored event of a known type once
+    const known = stored.filter((s) => s.knownType);
+    if (known.length > 0) {
+      for (const p of this.projections) {
+        await p.apply(c, known, { skipped: (id, reason) => this.onSkipped(p.name, id, reason) });
+      }
+    }
+    if (stored.length > 0) {
+      // delivered to listeners when (and only if) this transaction commits
+      const flags = stored.flatMap((s) => (s.event.featureName === null ? [] : [s.event.featureName]));
+      await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, encodeChanges(flags)]);
+    }
+    return { stored, rejected };
+  }
+
   private applyOnce(batch: BatchToApply, isolate: boolean): Promise<ApplyOutcome> {
     return this.withClient(async (c) => {
       await c.query('BEGIN');
       try {
         await this.enterVersion(c);
-        const rejected: DeadLetter[] = [];
-        let stored: SourcedEvent[];
-        if (!isolate) {
-          stored = await appendEvents(c, batch.accepted);
-        } else {
-          stored = [];
-          for (const s of batch.accepted) {
-            await c.query('SAVEPOINT one_event');
-            try {
-              stored.push(...(await appendEvents(c, [s])));
-              await c.query('RELEASE SAVEPOINT one_event');
-            } catch (e) {
-              await c.query('ROLLBACK TO SAVEPOINT one_event');
-              if (!isDataError(e)) throw e;
-              rejected.push({
-                topic: batch.topic,
-                partition: batch.partition,
-                offset: s.offset ?? -1,
-                key: null,
-                value: Buffer.from(JSON.stringify(s.event)),
-                code: 'db-rejected',
-                reason: `database refused the event: ${(e as Error).message}`.slice(0, 500),
-                eventId: s.event.id,
-              });
-            }
-          }
-        }
-        // the other projections see each newly stored event of a known type once
-        const known = stored.filter((s) => s.knownType);
-        if (known.length > 0) {
-          for (const p of this.projections) {
-            await p.apply(c, known, { skipped: (id, reason) => this.onSkipped(p.name, id, reason) });
-          }
-        }
-        if (stored.length > 0) {
-          // delivered to listeners when (and only if) this transaction commits
-          const flags = stored.flatMap((s) => (s.event.featureName === null ? [] : [s.event.featureName]));
-          await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, encodeChanges(flags)]);
-        }
+        const { stored, rejected } = await this.appendAndProject(c, batch.accepted, isolate);
         const dead = [...batch.dead, ...rejected];
         if (dead.length > 0) await insertDeadLetters(c, dead);
         const lastEventAt = latestCreatedAt(stored);
@@ -206,6 +222,7 @@ export class BatchApplier {
           duplicates: batch.accepted.length - stored.length - rejected.length,
           deadLettered: dead.length,
           rejected,
+          storedEvents: stored,
         };
       } catch (e) {
         await c.query('ROLLBACK').catch(() => undefined);
@@ -213,6 +230,87 @@ export class BatchApplier {
       }
     });
   }
+
+  /**
+   * Re-drives dead letters whose stored value is now valid: the events go through the normal path (event
+   * log with id dedupe, then every projection) in ONE transaction on the target version, and each dead
+   * letter is marked (`redriven_at`, `redrive_outcome`) in that same transaction. No offset moves.
+   * Dead letters already re-driven (by a concurrent or earlier run) are left alone: exactly once.
+   */
+  async applyRedrive(items: RedriveItem[]): Promise<RedriveResult[]> {
+    try {
+      return await this.redriveOnce(items, false);
+    } catch (e) {
+      if (!isDataError(e)) throw e;
+      return this.redriveOnce(items, true);
+    }
+  }
+
+  private redriveOnce(items: RedriveItem[], isolate: boolean): Promise<RedriveResult[]> {
+    if (items.length === 0) return Promise.resolve([]);
+    return this.withClient(async (c) => {
+      await c.query('BEGIN');
+      try {
+        await this.enterVersion(c);
+        const pending = await c.query<{ id: string }>(
+          `SELECT id FROM public.dead_letters WHERE id = ANY($1::bigint[]) AND redriven_at IS NULL FOR UPDATE`,
+          [items.map((i) => i.deadLetterId)],
+        );
+        const open = new Set(pending.rows.map((r) => Number(r.id)));
+        const todo = items.filter((i) => open.has(i.deadLetterId));
+        const { stored, rejected } = await this.appendAndProject(
+          c,
+          todo.map((i) => i.event),
+          isolate,
+        );
+        const storedIds = new Set(stored.map((s) => s.event.id));
+        const rejectedIds = new Map(rejected.map((r) => [r.eventId, r.reason]));
+        const results: RedriveResult[] = items.map((i) => {
+          if (!open.has(i.deadLetterId)) return { deadLetterId: i.deadLetterId, outcome: 'already-redriven' };
+          const id = i.event.event.id;
+          if (rejectedIds.has(id))
+            return { deadLetterId: i.deadLetterId, outcome: 'db-rejected', reason: rejectedIds.get(id) };
+          if (storedIds.delete(id)) return { deadLetterId: i.deadLetterId, outcome: 'stored' };
+          return { deadLetterId: i.deadLetterId, outcome: 'duplicate' };
+        });
+        const done = results.filter((r) => r.outcome === 'stored' || r.outcome === 'duplicate');
+        const refused = results.filter((r) => r.outcome === 'db-rejected');
+        if (done.length > 0)
+          await c.query(
+            `UPDATE public.dead_letters d SET redriven_at = now(), redrive_outcome = u.outcome
+               FROM unnest($1::bigint[], $2::text[]) AS u(id, outcome) WHERE d.id = u.id`,
+            [done.map((r) => r.deadLetterId), done.map((r) => r.outcome)],
+          );
+        if (refused.length > 0)
+          await c.query(
+            `UPDATE public.dead_letters d SET redrive_outcome = u.outcome
+               FROM unnest($1::bigint[], $2::text[]) AS u(id, outcome) WHERE d.id = u.id`,
+            [
+              refused.map((r) => r.deadLetterId),
+              refused.map((r) => `still invalid: db-rejected: ${r.reason}`),
+            ],
+          );
+        await c.query('COMMIT');
+        return results;
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
+  }
+}
+
+/** A dead letter whose raw value now passes validation, with the event it carries. */
+export interface RedriveItem {
+  deadLetterId: number;
+  event: SourcedEvent;
+}
+
+export interface RedriveResult {
+  deadLetterId: number;
+  /** stored: newly projected; duplicate: its id was already in the event log; already-redriven: left alone */
+  outcome: 'stored' | 'duplicate' | 'db-rejected' | 'already-redriven';
+  reason?: string;
 }
 
 function latestCreatedAt(events: SourcedEvent[]): string | null {

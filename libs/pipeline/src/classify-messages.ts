@@ -32,6 +32,7 @@ export interface Classified {
 // (inside data/preData JSON.stringify escapes it, which is fine).
 // eslint-disable-next-line no-control-regex
 const NUL = /\u0000/;
+// eslint-disable-next-line no-control-regex
 const NULS = /\u0000/g;
 
 /** Text that Postgres can store: U+0000 written as the escape `\\u0000`. */

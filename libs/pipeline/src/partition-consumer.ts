@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { retryTransient } from '@flaglens/persistence';
 import { BatchApplier, OffsetConflictError, type ApplyOutcome } from './batch-applier';
+import type { SourcedEvent } from '@flaglens/projections';
 import { classifyMessages, type DeadLetter } from './classify-messages';
 
 export interface PartitionConsumerOptions {
@@ -22,7 +23,15 @@ export interface PartitionConsumerOptions {
     seconds: number;
     outcome: ApplyOutcome;
     dead: DeadLetter[];
+    /** events of the batch that passed validation (stored or duplicates) */
+    accepted: SourcedEvent[];
+    /** the partition's high-water mark when the batch was fetched */
+    highWatermark: number;
   }) => void;
+  /** Called when this member joins the group, with the partitions it now owns. */
+  onAssigned?: (partitions: number[]) => void;
+  /** Called on each retry of a transient Postgres failure (metrics). */
+  onRetry?: (info: { topic: string; partition: number; attempt: number; error: unknown }) => void;
 }
 
 /**
@@ -78,6 +87,7 @@ export class PartitionConsumer {
       this.joined = true;
       const mine = e.payload.memberAssignment[topic] ?? [];
       this.assigned = [...mine].sort((a, b) => a - b);
+      this.opts.onAssigned?.(this.assigned);
       this.log.log(
         `joined group ${e.payload.groupId} as ${e.payload.memberId}; partitions ${JSON.stringify(mine)}`,
       );
@@ -114,9 +124,11 @@ export class PartitionConsumer {
         const stored = await this.applier.loadPosition(topic, partition);
         this.consumer?.seek({ topic, partition, offset: String(stored) });
       } catch (e) {
-        this.log.warn(
-          `could not seek ${topic}[${partition}] to its stored position: ${(e as Error).message}`,
-        );
+        this.log.warn({
+          msg: `could not seek ${topic}[${partition}] to its stored position: ${(e as Error).message}`,
+          topic,
+          partition,
+        });
       }
     }
   }
@@ -133,9 +145,15 @@ export class PartitionConsumer {
     const retryOpts = {
       shouldStop: () => this.stopping || !isRunning(),
       onRetry: async (e: unknown, attempt: number, delay: number) => {
-        this.log.warn(
-          `postgres unavailable for ${topic}[${partition}] (attempt ${attempt}, next in ${delay} ms): ${(e as Error).message}`,
-        );
+        this.log.warn({
+          msg: `postgres unavailable for ${topic}[${partition}] (attempt ${attempt}, next in ${delay} ms): ${(e as Error).message}`,
+          topic,
+          partition,
+          attempt,
+          delayMs: delay,
+          err: (e as Error).message,
+        });
+        this.opts.onRetry?.({ topic, partition, attempt, error: e });
         await heartbeat().catch(() => undefined);
       },
     };
@@ -178,20 +196,31 @@ export class PartitionConsumer {
         retryOpts,
       );
       for (const d of [...dead, ...outcome.rejected]) {
-        this.log.warn(`dead-lettered ${topic}[${partition}]@${d.offset}: ${d.code}: ${d.reason}`);
+        this.log.warn({
+          msg: `dead-lettered ${topic}[${partition}]@${d.offset}: ${d.code}: ${d.reason}`,
+          topic,
+          partition,
+          offset: d.offset,
+          reasonCode: d.code,
+        });
       }
     } catch (e) {
       if (e instanceof OffsetConflictError) {
-        this.log.warn(e.message);
+        this.log.warn({ msg: e.message, topic, partition, offset: expected });
         this.positions.delete(partition);
         const stored = await retryTransient(() => this.applier.loadPosition(topic, partition), retryOpts);
         this.positions.set(partition, stored);
         this.consumer?.seek({ topic, partition, offset: String(stored) });
         return;
       }
-      this.log.error(
-        `batch ${topic}[${partition}]@${first}..${lastInBatch} failed: ${(e as Error).stack ?? e}`,
-      );
+      this.log.error({
+        msg: `batch ${topic}[${partition}]@${first}..${lastInBatch} failed: ${(e as Error).stack ?? e}`,
+        topic,
+        partition,
+        offset: first,
+        lastOffset: lastInBatch,
+        err: (e as Error).message,
+      });
       throw e;
     }
     this.positions.set(partition, nextOffset);
@@ -204,6 +233,8 @@ export class PartitionConsumer {
       seconds: Number(process.hrtime.bigint() - t0) / 1e9,
       outcome,
       dead: [...dead, ...outcome.rejected],
+      accepted,
+      highWatermark: Number(batch.highWatermark),
     });
     resolveOffset(String(lastInBatch));
     await heartbeat().catch(() => undefined);
@@ -211,7 +242,12 @@ export class PartitionConsumer {
       await this.consumer?.commitOffsets([{ topic, partition, offset: String(nextOffset) }]);
     } catch (e) {
       // Postgres is the source of truth; Kafka's copy only feeds external lag tools
-      this.log.warn(`kafka offset commit for ${topic}[${partition}] failed: ${(e as Error).message}`);
+      this.log.warn({
+        msg: `kafka offset commit for ${topic}[${partition}] failed: ${(e as Error).message}`,
+        topic,
+        partition,
+        offset: nextOffset,
+      });
     }
   }
 }

@@ -1,0 +1,157 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { CommandBus } from '@nestjs/cqrs';
+import { CliDatabase } from '../cli-database';
+import { DeadLettersReadModel, safeRawValue } from './dead-letters.read-model';
+import { RedriveDeadLetters } from './redrive-dead-letters.command';
+
+interface ListFlags {
+  reason?: string;
+  json?: boolean;
+  limit?: number;
+}
+
+function parseId(v: string, what = 'id'): number {
+  if (!/^\d{1,18}$/.test(v)) throw new Error(`not a dead-letter ${what}: ${v}`);
+  return Number(v);
+}
+
+@SubCommand({ name: 'list', description: 'List dead letters (oldest first)' })
+export class DeadLettersListCommand extends CommandRunner {
+  constructor(private readonly database: CliDatabase) {
+    super();
+  }
+
+  async run(_: string[], flags: ListFlags): Promise<void> {
+    try {
+      const rows = await new DeadLettersReadModel(await this.database.get()).list({
+        reason: flags.reason,
+        limit: flags.limit ?? 100,
+      });
+      const out = rows.map(({ key: _k, value: _v, ...r }) => r);
+      if (flags.json) {
+        process.stdout.write(JSON.stringify(out) + '\n');
+        return;
+      }
+      if (out.length === 0) process.stdout.write('no dead letters\n');
+      for (const r of out) {
+        const state = r.redrivenAt
+          ? `re-driven ${r.redrivenAt} (${r.redriveOutcome})`
+          : r.redriveOutcome
+            ? `pending; last re-drive: ${r.redriveOutcome}`
+            : 'pending';
+        process.stdout.write(
+          `${r.id}\t${r.topic}[${r.partition}]@${r.offset}\t${r.reasonCode}\t${r.reason.slice(0, 120)}\t${state}\n`,
+        );
+      }
+    } finally {
+      await this.database.close();
+    }
+  }
+
+  @Option({ flags: '--reason <code>', description: 'only this reason code (e.g. unknown-type)' })
+  parseReason(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--json', description: 'print JSON' })
+  parseJson(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--limit <n>', description: 'at most n rows (default 100)' })
+  parseLimit(v: string): number {
+    if (!/^\d{1,6}$/.test(v) || Number(v) < 1) throw new Error(`--limit: not a positive number: ${v}`);
+    return Number(v);
+  }
+}
+
+@SubCommand({
+  name: 'show',
+  arguments: '<id>',
+  description: 'Show one dead letter with its raw value (escaped, truncated)',
+})
+export class DeadLettersShowCommand extends CommandRunner {
+  constructor(private readonly database: CliDatabase) {
+    super();
+  }
+
+  async run([id]: string[], flags: { json?: boolean }): Promise<void> {
+    try {
+      const d = await new DeadLettersReadModel(await this.database.get()).get(parseId(id));
+      if (!d) throw new Error(`no dead letter with id ${id}`);
+      const { key, value, ...rest } = d;
+      const shown = {
+        ...rest,
+        key: safeRawValue(key, 200),
+        value: safeRawValue(value),
+        valueBytes: value?.length ?? 0,
+      };
+      if (flags.json) {
+        process.stdout.write(JSON.stringify(shown) + '\n');
+        return;
+      }
+      for (const [k, v] of Object.entries(shown)) process.stdout.write(`${k}: ${v}\n`);
+    } finally {
+      await this.database.close();
+    }
+  }
+
+  @Option({ flags: '--json', description: 'print JSON' })
+  parseJson(): boolean {
+    return true;
+  }
+}
+
+@SubCommand({
+  name: 'redrive',
+  description:
+    'Re-validate pending dead letters with the current configuration and project the valid ones exactly once',
+})
+export class DeadLettersRedriveCommand extends CommandRunner {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly database: CliDatabase,
+  ) {
+    super();
+  }
+
+  async run(_: string[], flags: { reason?: string; id?: number; json?: boolean }): Promise<void> {
+    try {
+      const s = await this.commands.execute(new RedriveDeadLetters({ reason: flags.reason, id: flags.id }));
+      if (flags.json) process.stdout.write(JSON.stringify(s) + '\n');
+      else
+        process.stdout.write(
+          `examined ${s.examined}: stored ${s.stored}, duplicates ${s.duplicate}, still invalid ${s.stillInvalid}` +
+            `, refused by the database ${s.dbRejected}, already re-driven ${s.alreadyRedriven}\n`,
+        );
+    } finally {
+      await this.database.close();
+    }
+  }
+
+  @Option({ flags: '--reason <code>', description: 'only this reason code' })
+  parseReason(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--id <id>', description: 'only this dead letter' })
+  parseId(v: string): number {
+    return parseId(v);
+  }
+
+  @Option({ flags: '--json', description: 'print the summary as JSON' })
+  parseJson(): boolean {
+    return true;
+  }
+}
+
+@Command({
+  name: 'dead-letters',
+  description: 'Messages the projector could not apply: list, show, re-drive',
+  subCommands: [DeadLettersListCommand, DeadLettersShowCommand, DeadLettersRedriveCommand],
+})
+export class DeadLettersCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.outputHelp();
+  }
+}

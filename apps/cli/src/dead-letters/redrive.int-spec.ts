@@ -1,0 +1,138 @@
+import type { INestApplication } from '@nestjs/common';
+import type { Kafka } from 'kafkajs';
+import { loadConfig } from '@flaglens/config';
+import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from '../../../../test/support/test-kafka';
+import { flagEvent, toMessage } from '../../../../test/support/event-factory';
+import { runCli } from '../../../../test/support/cli';
+import { waitFor } from '../../../../test/support/wait-for';
+import { createProjectorApp } from '../../../projector/src/main';
+
+/** Dead letters re-driven after a configuration change are projected exactly once (real Kafka and Postgres). */
+describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
+  let kafka: Kafka;
+  let db: TestDatabase;
+  let topic: string;
+  let dropTopic: () => Promise<void>;
+  let app: INestApplication | undefined;
+  const GROUP = 'g-redrive';
+
+  beforeAll(async () => {
+    kafka = testKafka();
+    db = await createTestDatabase('redrive');
+    ({ topic, drop: dropTopic } = await createTestTopic(kafka, 'redrive', 3));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await dropTopic();
+    await db.drop();
+  });
+
+  const env = (extra: Record<string, string> = {}) => ({
+    DATABASE_URL: db.url,
+    KAFKA_BROKERS: BROKERS,
+    KAFKA_TOPIC: topic,
+    KAFKA_GROUP_ID: GROUP,
+    ...extra,
+  });
+  const offsets = () =>
+    db.query<{ partition: number; next_offset: string }>(
+      'SELECT partition, next_offset FROM projector_offsets WHERE group_id = $1 ORDER BY partition',
+      [GROUP],
+    );
+
+  it('projects each re-driven event once, leaves the still-invalid pending, moves no offset; a second run does nothing', async () => {
+    const unknown = [101, 102, 103].map((id) => ({
+      ...flagEvent(id, 'teleport-flag', id),
+      type: 'feature-teleported',
+    }));
+    // a known event dead-lettered as too large for the projector's MAX_EVENT_BYTES (raised for the re-drive)
+    const big = {
+      ...flagEvent(200, 'big-flag', 200),
+      type: 'project-created',
+      featureName: null,
+      project: 'big-project',
+      data: { id: 'big-project', name: 'Big project', description: 'x'.repeat(3000) },
+    };
+    await produce(kafka, topic, [
+      toMessage(flagEvent(1, 'teleport-flag', 1)),
+      ...unknown.map(toMessage),
+      { key: 'big-project', value: JSON.stringify(big) },
+      { key: 'teleport-flag', value: '{"id": 5, "type": ' },
+      toMessage(flagEvent(2, 'teleport-flag', 2)),
+    ]);
+    app = await createProjectorApp(
+      loadConfig(env({ MAX_EVENT_BYTES: '2048', ACCEPT_UNKNOWN_EVENT_TYPES: 'false', LOG_LEVEL: 'error' })),
+    );
+    app.useLogger(['error']);
+    await app.init();
+    await waitFor('5 dead letters', async () => (await db.query('SELECT id FROM dead_letters')).length === 5);
+    await waitFor('2 stored', async () => (await db.query('SELECT id FROM event_log')).length === 2);
+    const before = await offsets();
+
+    const listed = JSON.parse((await runCli(env(), ['dead-letters', 'list', '--json'])).stdout) as {
+      id: number;
+      reasonCode: string;
+    }[];
+    expect(listed.map((d) => d.reasonCode).sort()).toEqual([
+      'malformed-json',
+      'too-large',
+      'unknown-type',
+      'unknown-type',
+      'unknown-type',
+    ]);
+    const byReason = JSON.parse(
+      (await runCli(env(), ['dead-letters', 'list', '--reason', 'unknown-type', '--json', '--limit', '2']))
+        .stdout,
+    ) as unknown[];
+    expect(byReason).toHaveLength(2);
+    const shown = JSON.parse(
+      (await runCli(env(), ['dead-letters', 'show', String(listed[0].id), '--json'])).stdout,
+    ) as { value: string };
+    expect(shown.value.length).toBeGreaterThan(0);
+
+    // the cause is fixed by configuration: unknown types accepted, larger events allowed
+    const fixed = env({ ACCEPT_UNKNOWN_EVENT_TYPES: 'true', MAX_EVENT_BYTES: '1048576' });
+    const first = JSON.parse((await runCli(fixed, ['dead-letters', 'redrive', '--json'])).stdout);
+    expect(first).toMatchObject({ examined: 5, stored: 4, duplicate: 0, stillInvalid: 1 });
+    const second = JSON.parse((await runCli(fixed, ['dead-letters', 'redrive', '--json'])).stdout);
+    expect(second).toMatchObject({ examined: 1, stored: 0, duplicate: 0, stillInvalid: 1 });
+
+    const stored = await db.query<{ id: string; known_type: boolean }>(
+      'SELECT id, known_type FROM event_log ORDER BY id',
+    );
+    expect(stored.map((r) => Number(r.id))).toEqual([1, 2, 101, 102, 103, 200]);
+    expect(stored.filter((r) => !r.known_type).map((r) => Number(r.id))).toEqual([101, 102, 103]);
+    // the known event went through every projection
+    const project = await db.query<{ name: string }>(`SELECT name FROM projects WHERE id = 'big-project'`);
+    expect(project).toEqual([{ name: 'Big project' }]);
+    const dead = await db.query<{
+      reason_code: string;
+      redriven_at: Date | null;
+      redrive_outcome: string | null;
+    }>('SELECT reason_code, redriven_at, redrive_outcome FROM dead_letters ORDER BY id');
+    expect(dead.filter((d) => d.redriven_at !== null).map((d) => d.redrive_outcome)).toEqual([
+      'stored',
+      'stored',
+      'stored',
+      'stored',
+    ]);
+    const stillBad = dead.find((d) => d.reason_code === 'malformed-json')!;
+    expect(stillBad.redriven_at).toBeNull();
+    expect(stillBad.redrive_outcome).toMatch(/^still invalid .*malformed-json/);
+    // the live offsets did not move
+    expect(await offsets()).toEqual(before);
+
+    // status shows the lag, the member and the dead letters
+    const status = JSON.parse((await runCli(env(), ['status', '--json'])).stdout);
+    expect(status).toMatchObject({
+      lag: 0,
+      deadLetters: { total: 5, pending: 1 },
+      projectionVersion: { version: 1 },
+    });
+    expect(status.partitions).toHaveLength(3);
+    expect(status.group.members).toHaveLength(1);
+    expect(status.group.members[0].partitions).toEqual([0, 1, 2]);
+  });
+});

@@ -1,0 +1,116 @@
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { AssignerProtocol } from 'kafkajs';
+import { AppConfig } from '@flaglens/config';
+import { createKafka, topicWatermarks } from '@flaglens/kafka';
+import { CliDatabase } from '../cli-database';
+import { DeadLettersReadModel } from '../dead-letters/dead-letters.read-model';
+import { partitionStatus, type StoredPosition } from './consumer-status';
+
+/**
+ * `status [--json]`: per partition the stored offset (active version, the live group), the high-water
+ * mark, the lag and the last event time; the group's members and their partitions; the active projection
+ * version; dead letters.
+ */
+@Command({
+  name: 'status',
+  description: 'Lag per partition, consumer group members, projection version, dead letters',
+})
+export class StatusCommand extends CommandRunner {
+  constructor(
+    private readonly database: CliDatabase,
+    private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  async run(_: string[], flags: { json?: boolean }): Promise<void> {
+    const { KAFKA_TOPIC: topic, KAFKA_GROUP_ID: group } = this.config;
+    const kafka = createKafka({
+      brokers: this.config.KAFKA_BROKERS,
+      clientId: `${this.config.KAFKA_CLIENT_ID}-cli`,
+      log: () => undefined,
+    });
+    const admin = kafka.admin();
+    try {
+      const db = await this.database.get();
+      const [version] = (await db.query(
+        `SELECT version, schema_name AS schema FROM public.projection_versions WHERE status = 'active'`,
+      )) as { version: number; schema: string }[];
+      const stored = (
+        (await db.query(
+          `SELECT partition, next_offset, last_event_at, updated_at FROM projector_offsets
+            WHERE group_id = $1 AND topic = $2`,
+          [group, topic],
+        )) as {
+          partition: number;
+          next_offset: string;
+          last_event_at: Date | null;
+          updated_at: Date | null;
+        }[]
+      ).map((r): StoredPosition => ({
+        partition: r.partition,
+        nextOffset: Number(r.next_offset),
+        lastEventAt: r.last_event_at?.toISOString() ?? null,
+        updatedAt: r.updated_at?.toISOString() ?? null,
+      }));
+      const deadLetters = await new DeadLettersReadModel(db).counts();
+      const partitions = partitionStatus(await topicWatermarks(kafka, topic), stored);
+      await admin.connect();
+      const described = await admin.describeGroups([group]);
+      const g = described.groups[0];
+      const members = (g?.members ?? []).map((m) => {
+        const assignment = m.memberAssignment?.length
+          ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment)
+          : null;
+        return {
+          memberId: m.memberId,
+          clientId: m.clientId,
+          host: m.clientHost,
+          partitions: [...(assignment?.assignment[topic] ?? [])].sort((a, b) => a - b),
+        };
+      });
+      const status = {
+        topic,
+        group: { id: group, state: g?.state ?? 'unknown', members },
+        projectionVersion: version ? { version: version.version, schema: version.schema } : null,
+        lag: partitions.reduce((n, p) => n + p.lag, 0),
+        partitions,
+        deadLetters,
+      };
+      if (flags.json) {
+        process.stdout.write(JSON.stringify(status) + '\n');
+        return;
+      }
+      const out: string[] = [];
+      out.push(
+        `topic ${topic}, group ${group} (${status.group.state}), projection version ${version?.version ?? 'none'}`,
+      );
+      out.push('partition\tstored\thigh\tlag\tlast event');
+      for (const p of partitions)
+        out.push(
+          `${p.partition}\t${p.storedOffset ?? '-'}\t${p.highWatermark}\t${p.lag}\t${p.lastEventAt ?? '-'}`,
+        );
+      out.push(`total lag ${status.lag}`);
+      out.push(`members: ${members.length === 0 ? 'none (no projector running)' : ''}`);
+      for (const m of members)
+        out.push(`  ${m.clientId} ${m.host} partitions ${m.partitions.join(',') || '-'}`);
+      out.push(
+        `dead letters: ${deadLetters.pending} pending of ${deadLetters.total}` +
+          (Object.keys(deadLetters.byReason).length
+            ? ` (${Object.entries(deadLetters.byReason)
+                .map(([k, n]) => `${k} ${n}`)
+                .join(', ')})`
+            : ''),
+      );
+      process.stdout.write(out.join('\n') + '\n');
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+      await this.database.close();
+    }
+  }
+
+  @Option({ flags: '--json', description: 'print JSON' })
+  parseJson(): boolean {
+    return true;
+  }
+}

@@ -1,0 +1,247 @@
+import type { INestApplication } from '@nestjs/common';
+import type { Kafka } from 'kafkajs';
+import { Client } from 'pg';
+import { loadConfig } from '@flaglens/config';
+import { METRIC } from '@flaglens/observability';
+import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from '../../../test/support/test-kafka';
+import { flagEvent, toMessage } from '../../../test/support/event-factory';
+import { freePort, httpGet } from '../../../test/support/http';
+import { waitFor } from '../../../test/support/wait-for';
+import { createProjectorApp } from './main';
+
+/** Metrics and readiness of a running projector (real Kafka and Postgres). */
+describe('projector operations: lag gauge and readiness', () => {
+  let kafka: Kafka;
+  let db: TestDatabase;
+  let topic: string;
+  let dropTopic: () => Promise<void>;
+  let app: INestApplication | undefined;
+  let port: number;
+  const GROUP = 'g-ops';
+  let nextId = 1;
+
+  async function startProjector(extra: Record<string, string> = {}): Promise<void> {
+    port = await freePort();
+    app = await createProjectorApp(
+      loadConfig({
+        DATABASE_URL: db.url,
+        KAFKA_BROKERS: BROKERS,
+        KAFKA_TOPIC: topic,
+        KAFKA_GROUP_ID: GROUP,
+        PROJECTOR_STALL_SECONDS: '4',
+        LOG_LEVEL: 'error',
+        ...extra,
+      }),
+    );
+    app.useLogger(['error']);
+    await app.listen(port, '127.0.0.1');
+  }
+
+  /** kafka_consumergroup_lag per partition, from /metrics. */
+  async function gaugeLag(): Promise<Map<number, number>> {
+    const res = await httpGet(port, '/metrics');
+    expect(res.status).toBe(200);
+    const lag = new Map<number, number>();
+    for (const line of res.text.split('\n')) {
+      if (!line.startsWith(`${METRIC.consumerLag}{`)) continue;
+      expect(line).toContain(`consumergroup="${GROUP}"`);
+      expect(line).toContain(`topic="${topic}"`);
+      const m = /partition="(\d+)"[^}]*\} (\S+)$/.exec(line);
+      lag.set(Number(m![1]), Number(m![2]));
+    }
+    return lag;
+  }
+
+  async function highWatermarks(): Promise<Map<number, number>> {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      return new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, Number(o.high)]));
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  async function committed(
+    via: { query: Client['query'] } = {
+      query: (s: string, p: unknown[]) => db.query(s, p).then((rows) => ({ rows })),
+    } as never,
+  ): Promise<Map<number, number>> {
+    const r = await via.query(
+      'SELECT partition, next_offset FROM projector_offsets WHERE group_id = $1 AND topic = $2',
+      [GROUP, topic],
+    );
+    return new Map(
+      (r.rows as { partition: number; next_offset: string }[]).map((x) => [
+        x.partition,
+        Number(x.next_offset),
+      ]),
+    );
+  }
+
+  function trueLag(hw: Map<number, number>, stored: Map<number, number>): Map<number, number> {
+    return new Map([...hw].map(([p, h]) => [p, h - (stored.get(p) ?? 0)]));
+  }
+
+  const events = (n: number) =>
+    Array.from({ length: n }, () => {
+      const id = nextId++;
+      return toMessage(flagEvent(id, `ops-${id % 37}`, id));
+    });
+
+  async function ready(): Promise<{
+    status: number;
+    body: { status: string; details?: Record<string, Record<string, unknown>> };
+  }> {
+    const r = await httpGet(port, '/health/ready');
+    return { status: r.status, body: r.json() as never };
+  }
+
+  beforeEach(async () => {
+    kafka = testKafka();
+    db = await createTestDatabase('ops');
+    ({ topic, drop: dropTopic } = await createTestTopic(kafka, 'ops'));
+  });
+
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    await dropTopic();
+    await db.drop();
+  });
+
+  it('lag gauge equals the true lag while blocked, never exceeds it while a producer runs, and reaches 0; a stuck projector is not ready until released', async () => {
+    await startProjector();
+    await waitFor('ready', async () => (await ready()).status === 200, { timeoutMs: 30000 });
+    expect((await httpGet(port, '/health/live')).json()).toMatchObject({ status: 'ok' });
+
+    // block the projector: its batches wait on the active version's projector_offsets
+    const locker = new Client({ connectionString: db.url });
+    await locker.connect();
+    const schema = (
+      await db.query<{ s: string }>(
+        `SELECT schema_name AS s FROM projection_versions WHERE status = 'active'`,
+      )
+    )[0].s;
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE ${schema}.projector_offsets IN ACCESS EXCLUSIVE MODE`);
+    let released = false;
+    try {
+      await produce(kafka, topic, events(600), 100);
+      // the gauge equals the true lag: high-water marks − positions stored in Postgres (read under the lock)
+      await locker.query(`SET LOCAL search_path TO ${schema}, public`);
+      const truth = trueLag(await highWatermarks(), await committed(locker));
+      expect([...truth.values()].reduce((a, b) => a + b, 0)).toBe(600);
+      await waitFor(
+        'gauge = true lag',
+        async () => {
+          const g = await gaugeLag();
+          return [...truth].every(([p, l]) => g.get(p) === l);
+        },
+        { timeoutMs: 20000 },
+      );
+
+      // stuck: behind and not moving for PROJECTOR_STALL_SECONDS → not ready, with the reason
+      const notReady = await waitFor(
+        'not ready',
+        async () => {
+          const r = await ready();
+          return r.status === 503 && r.body.details?.progress?.status === 'down' ? r : undefined;
+        },
+        { timeoutMs: 20000 },
+      );
+      expect(notReady!.body.details?.progress).toMatchObject({ status: 'down', lag: 600 });
+      expect(notReady!.body.details?.postgres).toMatchObject({ status: 'up' });
+      expect(notReady!.body.details?.consumer).toMatchObject({ status: 'up' });
+
+      await locker.query('COMMIT');
+      released = true;
+    } finally {
+      if (!released) await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+    }
+    await waitFor('ready again', async () => (await ready()).status === 200, { timeoutMs: 30000 });
+
+    // a producer runs: the gauge never reports more than the true lag, and shows the backlog
+    let producing = true;
+    const producer = (async () => {
+      // faster than the projector applies, so a backlog builds up while it runs
+      for (let i = 0; i < 20; i++) await produce(kafka, topic, events(4000), 4000);
+      producing = false;
+    })();
+    let sawLag = false;
+    let samples = 0;
+    while (producing) {
+      const before = await committed();
+      const g = await gaugeLag();
+      const hw = await highWatermarks();
+      for (const [p, l] of g) expect(l).toBeLessThanOrEqual((hw.get(p) ?? 0) - (before.get(p) ?? 0));
+      if ([...g.values()].some((l) => l > 0)) sawLag = true;
+      samples++;
+    }
+    await producer;
+    expect(samples).toBeGreaterThan(0);
+    expect(sawLag).toBe(true);
+
+    // producer stopped: the projector catches up (true lag 0) and the gauge shows exactly that
+    await waitFor(
+      'true lag 0 and gauge 0',
+      async () => {
+        const truth = trueLag(await highWatermarks(), await committed());
+        const g = await gaugeLag();
+        return (
+          [...truth.values()].every((l) => l === 0) &&
+          g.size === truth.size &&
+          [...truth].every(([p, l]) => g.get(p) === l)
+        );
+      },
+      { timeoutMs: 30000 },
+    );
+
+    const text = (await httpGet(port, '/metrics')).text;
+    expect(text).toMatch(new RegExp(`${METRIC.eventsApplied}\\{[^}]*outcome="stored"[^}]*\\} \\d+`));
+    expect(text).toContain(`${METRIC.batchDuration}_bucket`);
+    expect(text).toMatch(new RegExp(`${METRIC.timeLag}\\{[^}]*\\} 0`));
+  });
+
+  it('a projector catching up on a backlog stays ready and reports its lag', async () => {
+    await produce(kafka, topic, events(60000), 2000);
+    // a partition may wait a few fetch rounds for its turn while others catch up (kafkajs fetches at most
+    // 8 MB, about 4 partitions' worth): the stall time must be longer than that
+    await startProjector({ PROJECTOR_STALL_SECONDS: '15' });
+    let ok = 0;
+    let behindAndReady = 0;
+    const statuses: number[] = [];
+    await waitFor(
+      'caught up',
+      async () => {
+        const r = await ready();
+        const joined = r.body.details?.consumer?.status === 'up';
+        if (joined) {
+          statuses.push(r.status);
+          if (r.status === 200) ok++;
+          if (r.status === 200 && Number(r.body.details?.progress?.lag) > 0) behindAndReady++;
+        }
+        const g = await gaugeLag();
+        return joined && g.size === 6 && [...g.values()].every((l) => l === 0);
+      },
+      { timeoutMs: 120000, intervalMs: 100 },
+    );
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(ok).toBeGreaterThan(0);
+    expect(behindAndReady).toBeGreaterThan(0);
+  });
+
+  it('protects /metrics with a bearer token when METRICS_TOKEN is set', async () => {
+    await startProjector({ METRICS_TOKEN: 'a-long-metrics-token-123' });
+    expect((await httpGet(port, '/metrics')).status).toBe(401);
+    expect((await httpGet(port, '/metrics', { authorization: 'Bearer wrong-token-xxxxxxxx' })).status).toBe(
+      401,
+    );
+    const ok = await httpGet(port, '/metrics', { authorization: 'Bearer a-long-metrics-token-123' });
+    expect(ok.status).toBe(200);
+    expect(ok.text).toContain('process_cpu_seconds_total');
+    expect((await httpGet(port, '/health/live')).status).toBe(200);
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * Every metric flaglens exports, in one place (Prometheus conventions: snake_case, a unit suffix,
+ * `_total` on counters, low-cardinality labels). Dashboards (ops/grafana/flaglens.json) and the README
+ * name these; change them together.
+ */
+export const METRIC = {
+  /** The conventional consumer-lag gauge (kafka-exporter's name): high-water mark − stored next offset. */
+  consumerLag: 'kafka_consumergroup_lag',
+  /** now − createdAt of the last applied event of a partition that is behind (0 when caught up). */
+  timeLag: 'flaglens_projector_time_lag_seconds',
+  /** createdAt of the last applied event of a partition, as a Unix time. */
+  lastEventTimestamp: 'flaglens_projector_last_event_timestamp_seconds',
+  /** Events handled by the projector, by type (a known type, else `unknown`) and outcome. */
+  eventsApplied: 'flaglens_projector_events_total',
+  /** Messages moved to the dead letters, by reason code. */
+  deadLetters: 'flaglens_dead_letters_total',
+  batchSize: 'flaglens_projector_batch_size_events',
+  batchDuration: 'flaglens_projector_batch_duration_seconds',
+  /** Transient Postgres failures retried (a batch, or a position load). */
+  transactionRetries: 'flaglens_projector_transaction_retries_total',
+  /** Projections that skipped an event (bad data for that projection, the event is still stored). */
+  projectionSkips: 'flaglens_projection_skipped_events_total',
+  rebuildApplied: 'flaglens_rebuild_applied_events',
+  rebuildTarget: 'flaglens_rebuild_target_events',
+  httpDuration: 'http_request_duration_seconds',
+} as const;
+
+export const LABEL = {
+  consumerGroup: 'consumergroup',
+  topic: 'topic',
+  partition: 'partition',
+  type: 'type',
+  outcome: 'outcome',
+  reason: 'reason',
+  projection: 'projection',
+  version: 'version',
+  method: 'method',
+  route: 'route',
+  status: 'status_code',
+} as const;
+
+/** Values of the `outcome` label of METRIC.eventsApplied. */
+export const EVENT_OUTCOME = {
+  stored: 'stored',
+  duplicate: 'duplicate',
+  deadLettered: 'dead_lettered',
+} as const;
+export type EventOutcome = (typeof EVENT_OUTCOME)[keyof typeof EVENT_OUTCOME];
+
+/** Type label of events whose type is outside the contract, and of messages that did not parse. */
+export const UNKNOWN_TYPE = 'unknown';
+
+/** Route label of requests no route matched (keeps raw paths out of the labels). */
+export const UNMATCHED_ROUTE = 'unmatched';
