@@ -2,7 +2,7 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { jsonBody, sendJson } from '../common/json-body';
+import { sendJson } from '../common/json-body';
 import { badData } from '../common/unleash-errors';
 import { GetInsightsQuery } from './get-insights.query';
 import { InstanceInsightsDoc } from './insights.docs';
@@ -40,7 +40,7 @@ export class InsightsController {
   ): Promise<void> {
     const range = { from: parseDay('from', from), to: parseDay('to', to) };
     const body = await this.queries.execute(new GetInsightsQuery(range));
-    sendJson(res, jsonBody(JSON.stringify(body)));
+    sendJson(res, body);
   }
 
   @Get('dashboard/executive')
@@ -55,6 +55,6 @@ export class InsightsController {
     const body = await this.queries.execute(new GetInsightsQuery({ from: null, to: null }));
     res.setHeader('Deprecation', 'true');
     res.setHeader('Link', '</api/admin/insights>; rel="successor-version"');
-    sendJson(res, jsonBody(JSON.stringify(body)));
+    sendJson(res, body);
   }
 }
