@@ -13,6 +13,8 @@ export class GetInsightsQuery extends Query<JsonBody> {
 
 @QueryHandler(GetInsightsQuery)
 export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonBody> {
+  private readonly inFlight = new Map<string, Promise<JsonBody>>();
+
   constructor(
     private readonly insights: InsightsReadModel,
     private readonly cache: InsightsCache,
@@ -25,9 +27,19 @@ export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonB
     const key = `${now.toISOString().slice(0, 10)}|${range.from ?? ''}|${range.to ?? ''}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
+    // concurrent misses of one key share one computation
+    const running = this.inFlight.get(key);
+    if (running) return running;
     const token = this.cache.begin();
-    const body = jsonBody(JSON.stringify(await this.insights.report(now, range)));
-    this.cache.set(key, body, token);
-    return body;
+    const p = this.insights
+      .report(now, range)
+      .then((r) => {
+        const body = jsonBody(JSON.stringify(r));
+        this.cache.set(key, body, token);
+        return body;
+      })
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, p);
+    return p;
   }
 }

@@ -88,11 +88,17 @@ pc AS (
   SELECT f.project, date_trunc('week', GREATEST(f.day, f.created_day + ft.lifetime_days))::date, 0, 0, sum(f.d_fresh)
     FROM insights_flag_deltas f JOIN feature_types ft ON ft.id = f.type AND ft.lifetime_days > 0
    WHERE GREATEST(f.day, f.created_day + ft.lifetime_days) <= $1::date GROUP BY 1, 2
+), r AS (
+  SELECT min(ws) AS lo, max(ws) AS hi FROM weeks WHERE inr
+), fr AS (
+  -- deltas before the range collapse into its first week (the running sums start from them)
+  SELECT fd.project, GREATEST(fd.ws, r.lo) AS ws, fd.t, fd.s, fd.ps FROM fd, r WHERE fd.ws <= r.hi
 ), grid AS (
-  SELECT w.ws, w.d, w.week, p.project, COALESCE(sum(fd.t), 0) AS t, COALESCE(sum(fd.s), 0) AS s,
-         COALESCE(sum(fd.ps), 0) AS ps
+  SELECT w.ws, w.d, w.week, p.project, COALESCE(sum(fr.t), 0) AS t, COALESCE(sum(fr.s), 0) AS s,
+         COALESCE(sum(fr.ps), 0) AS ps
     FROM weeks w CROSS JOIN (SELECT DISTINCT project FROM plive) p
-    LEFT JOIN fd ON fd.project = p.project AND fd.ws = w.ws
+    LEFT JOIN fr ON fr.project = p.project AND fr.ws = w.ws
+   WHERE w.inr
    GROUP BY 1, 2, 3, 4
 ), cum AS (
   SELECT ws, d, week, project, sum(t) OVER k AS total, sum(s) OVER k AS stale, sum(ps) OVER k AS ps
@@ -103,10 +109,6 @@ SELECT to_char(c.d, 'YYYY-MM-DD') AS d, c.week, c.project, c.total::int AS total
   FROM cum c JOIN plive USING (ws, project)
  ORDER BY c.ws, c.project`;
 
-/**
- * Flags of projects that were never live before the first requested week still count from their deltas:
- * the grid covers every week (cumulative sums need them all) and only the requested, live rows are kept.
- */
 export const WEEKS_SQL = `WITH ${WEEKS} SELECT to_char(d, 'YYYY-MM-DD') AS d, week FROM weeks WHERE inr ORDER BY ws`;
 
 /** Users: total as of the date, active = authored an event within [date − 59 d, date] (60 UTC days). */
