@@ -27,7 +27,8 @@ export class ProjectFlagTrendDoc {
   @ApiProperty() stale: number;
   @ApiProperty() potentiallyStale: number;
   @ApiProperty({ minimum: 0, maximum: 100 }) health: number;
-  @ApiPropertyOptional({ description: 'not provided yet' }) timeToProduction?: number;
+  @ApiPropertyOptional({ description: 'days, one decimal (semantics §3.3), release flags as they are now' })
+  timeToProduction?: number;
   @ApiPropertyOptional({ description: 'not provided yet' }) users?: number;
 }
 export class MetricsSummaryTrendDoc {

@@ -75,6 +75,11 @@ const HAND: FlagEvent[] = [
     featureName: 'f1',
     data: { name: 'f1', type: 'release' },
   }),
+  ev('2025-01-20T12:00:00.000Z', 'feature-environment-enabled', {
+    project: 'alpha',
+    featureName: 'f1',
+    environment: 'production',
+  }),
   ev('2025-01-06T09:00:00.000Z', 'user-created', { data: { id: 7, username: 'seven', rootRole: 2 } }),
   ev('2025-03-03T09:00:00.000Z', 'feature-created', {
     createdByUserId: 7,
@@ -156,6 +161,10 @@ describe('instance insights projection and read model (real Postgres)', () => {
         .filter((r) => r.week === week)
         .map((r) => [r.project, [r.total, r.active, r.stale, r.potentiallyStale, r.health]]),
     );
+  const ttp = (week: string) =>
+    Object.fromEntries(
+      hand.projectFlagTrends.filter((r) => r.week === week).map((r) => [r.project, r.timeToProduction]),
+    );
 
   it('one row per ISO week from the first event to today; week-year boundaries', () => {
     expect(hand.flagTrends).toHaveLength(53);
@@ -165,6 +174,7 @@ describe('instance insights projection and read model (real Postgres)', () => {
     expect(hand.flagTrends[0].date).toBe('2025-01-05T23:59:59.999Z'); // a complete week: its Sunday
     expect(hand.flagTrends.at(-1)!.date).toBe('2026-01-01T23:59:59.999Z'); // the current week: today
     expect(hand.environmentTypeTrends).toEqual([
+      { week: '2025-04', date: '2025-01-26T23:59:59.999Z', environmentType: 'production', totalUpdates: 1 },
       { week: '2026-01', date: '2026-01-01T23:59:59.999Z', environmentType: 'production', totalUpdates: 2 },
     ]);
     expect(validateInsights(hand)).toEqual([]);
@@ -204,6 +214,14 @@ describe('instance insights projection and read model (real Postgres)', () => {
       stale: 1,
       potentiallyStale: 1,
     });
+  });
+
+  it('time to production by hand: release flags, first production enable after creation, whole days', () => {
+    // f1 (release, created 2024-12-30T11:00) enabled in production 2025-01-20T12:00: 21 whole days
+    expect(ttp('2025-03')).toEqual({ default: 0, alpha: 0 });
+    expect(ttp('2025-04')).toEqual({ default: 0, alpha: 21 });
+    // f2 is an experiment: its enable on 2025-12-29 does not count
+    expect(ttp('2026-01')).toEqual({ default: 0, alpha: 21, beta: 0 });
   });
 
   it('users by hand: created, active in the trailing 60 days, deleted', () => {

@@ -23,6 +23,8 @@ export interface ProjectFlagTrend {
   stale: number;
   potentiallyStale: number;
   health: number;
+  /** days, one decimal (semantics §3.3); 0 when no release flag of the project reached production yet */
+  timeToProduction: number;
 }
 export interface MetricsSummaryTrend {
   week: string;
@@ -104,12 +106,38 @@ pc AS (
   SELECT ws, d, week, project, sum(t) OVER k AS total, sum(s) OVER k AS stale, sum(ps) OVER k AS ps
     FROM grid WINDOW k AS (PARTITION BY project ORDER BY ws)
 )
-SELECT to_char(c.d, 'YYYY-MM-DD') AS d, c.week, c.project, c.total::int AS total, c.stale::int AS stale,
+SELECT to_char(c.d, 'YYYY-MM-DD') AS d, to_char(c.ws, 'YYYY-MM-DD') AS ws, c.week, c.project, c.total::int AS total, c.stale::int AS stale,
        c.ps::int AS ps
   FROM cum c JOIN plive USING (ws, project)
  ORDER BY c.ws, c.project`;
 
 export const WEEKS_SQL = `WITH ${WEEKS} SELECT to_char(d, 'YYYY-MM-DD') AS d, week FROM weeks WHERE inr ORDER BY ws`;
+
+/**
+ * Time to production (semantics §3.3) per project and week of the flag's first production enable: release
+ * flags as they are now (current project and type, archived included, deleted excluded), the first enable
+ * after creation in an environment whose current type is production (one index probe per environment);
+ * whole days. Weeks before the range collapse into its first week (running sums start from them).
+ */
+export const TTP_SQL = `
+WITH ${WEEKS},
+r AS (SELECT min(ws) AS lo, max(ws) AS hi FROM weeks WHERE inr),
+fe AS (
+  SELECT f.project, date_trunc('week', t.first_at AT TIME ZONE 'UTC')::date AS ws,
+         floor(extract(epoch FROM (t.first_at - f.created_at)) / 86400)::int AS days
+    FROM flag_state f CROSS JOIN LATERAL (
+           SELECT min(x.enabled_at) AS first_at
+             FROM environments e CROSS JOIN LATERAL (
+                    SELECT enabled_at FROM flag_env_enables
+                     WHERE feature_name = f.name AND environment = e.name AND enabled_at > f.created_at
+                     ORDER BY enabled_at LIMIT 1) x
+            WHERE NOT e.deleted AND e.type = 'production') t
+   WHERE NOT f.deleted AND f.type = 'release' AND t.first_at IS NOT NULL
+     AND (t.first_at AT TIME ZONE 'UTC')::date <= $1::date
+)
+SELECT fe.project, to_char(GREATEST(fe.ws, r.lo), 'YYYY-MM-DD') AS ws, sum(fe.days)::int AS days,
+       count(*)::int AS n
+  FROM fe, r WHERE fe.ws <= r.hi GROUP BY 1, 2 ORDER BY 1, 2`;
 
 /** Users: total as of the date, active = authored an event within [date − 59 d, date] (60 UTC days). */
 export const USERS_SQL = `
@@ -158,12 +186,17 @@ export class InsightsReadModel {
 
   async report(now: Date, range: InsightsRange = { from: null, to: null }): Promise<InstanceInsights> {
     const p = [now.toISOString().slice(0, 10), range.from, range.to];
-    const [weeks, projectRows, userRows, envRows, metricRows] = await Promise.all([
+    const [weeks, projectRows, userRows, envRows, metricRows, ttpRows] = await Promise.all([
       this.db.query<{ d: string; week: string }>(WEEKS_SQL, p),
-      this.db.query<{ d: string; week: string; project: string; total: number; stale: number; ps: number }>(
-        PROJECT_FLAGS_SQL,
-        p,
-      ),
+      this.db.query<{
+        d: string;
+        ws: string;
+        week: string;
+        project: string;
+        total: number;
+        stale: number;
+        ps: number;
+      }>(PROJECT_FLAGS_SQL, p),
       this.db.query<{ d: string; total: number; active: number }>(USERS_SQL, p),
       this.db.query<{ d: string; week: string; type: string; n: string }>(ENV_TYPES_SQL, p),
       this.db.query<{
@@ -176,7 +209,25 @@ export class InsightsReadModel {
         flags: number;
         envs: number;
       }>(METRICS_SQL, p),
+      this.db.query<{ project: string; ws: string; days: number; n: number }>(TTP_SQL, p),
     ]);
+    // running (days, flags) per project; rows of both lists are ordered by week
+    const ttpBins = new Map<string, { ws: string; days: number; n: number }[]>();
+    for (const t of ttpRows) ttpBins.set(t.project, [...(ttpBins.get(t.project) ?? []), t]);
+    const ttpRun = new Map<string, { i: number; days: number; n: number }>();
+    const timeToProduction = (project: string, ws: string): number => {
+      const bins = ttpBins.get(project) ?? [];
+      const run = ttpRun.get(project) ?? { i: 0, days: 0, n: 0 };
+      while (run.i < bins.length && bins[run.i].ws <= ws) {
+        run.days += bins[run.i].days;
+        run.n += bins[run.i].n;
+        run.i++;
+      }
+      ttpRun.set(project, run);
+      if (run.n === 0) return 0;
+      const rounded = Number((run.days / run.n).toFixed(1));
+      return rounded === 0 ? 0.1 : rounded;
+    };
     const projectFlagTrends: ProjectFlagTrend[] = projectRows.map((r) => ({
       week: r.week,
       project: r.project,
@@ -186,6 +237,7 @@ export class InsightsReadModel {
       stale: r.stale,
       potentiallyStale: r.ps,
       health: healthRating(r.total, r.stale, r.ps),
+      timeToProduction: timeToProduction(r.project, r.ws),
     }));
     const byDay = new Map<string, FlagTrend>();
     for (const w of weeks)
