@@ -29,7 +29,7 @@ export class ProjectFlagTrendDoc {
   @ApiProperty({ minimum: 0, maximum: 100 }) health: number;
   @ApiPropertyOptional({ description: 'days, one decimal (semantics §3.3), release flags as they are now' })
   timeToProduction?: number;
-  @ApiPropertyOptional({ description: 'not provided yet' }) users?: number;
+  @ApiPropertyOptional({ description: "members now; on the current week's rows only" }) users?: number;
 }
 export class MetricsSummaryTrendDoc {
   @ApiProperty(WEEK) week: string;

@@ -1,4 +1,4 @@
-import { InsightsReadModel } from '@flaglens/projections';
+import { IdentityReadModel, InsightsReadModel } from '@flaglens/projections';
 import { rowsVia } from '@flaglens/persistence';
 import { ProjectionReads } from '../cache/projection-reads.service';
 import { GetInsightsHandler } from './get-insights.query';
@@ -7,8 +7,9 @@ import { InsightsCache } from '../cache/insights.cache';
 export const INSIGHTS_PROVIDERS = [
   {
     provide: InsightsReadModel,
-    inject: [ProjectionReads],
-    useFactory: (reads: ProjectionReads) => new InsightsReadModel(rowsVia(reads)),
+    inject: [ProjectionReads, IdentityReadModel],
+    useFactory: (reads: ProjectionReads, identity: IdentityReadModel) =>
+      new InsightsReadModel(rowsVia(reads), (projectId) => identity.countProjectMembers(projectId)),
   },
   InsightsCache,
   GetInsightsHandler,

@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { appendEvents } from '../event-log/event-log.projection';
 import { allProjections } from '../registry';
 import { generateHistory, prng } from '../simulate/generate-history';
+import { IdentityReadModel } from '../identity/identity.read-model';
 import { InsightsReadModel, type InstanceInsights } from './insights.read-model';
 import { validateInsights } from './insights.schema';
 
@@ -139,7 +140,8 @@ describe('instance insights projection and read model (real Postgres)', () => {
     }).initialize();
     dbs.push(db);
     sources.push(ds);
-    return { ds, model: new InsightsReadModel(ds) };
+    const identity = new IdentityReadModel(ds);
+    return { ds, model: new InsightsReadModel(ds, (id) => identity.countProjectMembers(id)) };
   }
   afterAll(async () => {
     for (const s of sources) await s.destroy();
@@ -222,6 +224,15 @@ describe('instance insights projection and read model (real Postgres)', () => {
     expect(ttp('2025-04')).toEqual({ default: 0, alpha: 21 });
     // f2 is an experiment: its enable on 2025-12-29 does not count
     expect(ttp('2026-01')).toEqual({ default: 0, alpha: 21, beta: 0 });
+  });
+
+  it('users (members) on the current week only: the creators of alpha and beta are their owners', () => {
+    const users = hand.projectFlagTrends.filter((r) => r.users !== undefined);
+    expect(users.map((r) => [r.week, r.project, r.users])).toEqual([
+      ['2026-01', 'alpha', 1],
+      ['2026-01', 'beta', 1],
+      ['2026-01', 'default', 0],
+    ]);
   });
 
   it('users by hand: created, active in the trailing 60 days, deleted', () => {

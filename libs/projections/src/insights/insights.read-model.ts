@@ -25,6 +25,8 @@ export interface ProjectFlagTrend {
   health: number;
   /** days, one decimal (semantics §3.3); 0 when no release flag of the project reached production yet */
   timeToProduction: number;
+  /** members (semantics §3.5) as of now: on the current week's rows only (no membership history is kept) */
+  users?: number;
 }
 export interface MetricsSummaryTrend {
   week: string;
@@ -182,7 +184,11 @@ const endOfDay = (d: string) => `${d}T23:59:59.999Z`;
 
 /** The instance insights report (api-spec 2.13), from the pre-aggregates, as of `now`. */
 export class InsightsReadModel {
-  constructor(private readonly db: RowQueryable) {}
+  constructor(
+    private readonly db: RowQueryable,
+    /** members of a project now (the identity read model's count); without it `users` is left out */
+    private readonly members?: (projectId: string) => Promise<number>,
+  ) {}
 
   async report(now: Date, range: InsightsRange = { from: null, to: null }): Promise<InstanceInsights> {
     const p = [now.toISOString().slice(0, 10), range.from, range.to];
@@ -239,6 +245,12 @@ export class InsightsReadModel {
       health: healthRating(r.total, r.stale, r.ps),
       timeToProduction: timeToProduction(r.project, r.ws),
     }));
+    const today = p[0] as string;
+    if (this.members) {
+      const current = projectFlagTrends.filter((r) => r.date.startsWith(today));
+      const counts = await Promise.all(current.map((r) => this.members!(r.project)));
+      current.forEach((r, i) => (r.users = counts[i]));
+    }
     const byDay = new Map<string, FlagTrend>();
     for (const w of weeks)
       byDay.set(w.d, { date: endOfDay(w.d), total: 0, active: 0, stale: 0, potentiallyStale: 0 });
