@@ -9,6 +9,7 @@ import { ProjectEnvironments1763800000600 } from '../libs/projections/src/projec
 import { ProjectActivity1763800000700 } from '../libs/projections/src/project-activity/project-activity.migration';
 import { TimeToProduction1763800000800 } from '../libs/projections/src/time-to-production/time-to-production.migration';
 import { SdkUsage1763800000900 } from '../libs/projections/src/sdk-usage/sdk-usage.migration';
+import { Insights1763800002001 } from '../libs/projections/src/insights/insights.migration';
 import { Meta1763800000000 } from './1763800000000-meta';
 import { ProjectorOffsets1763800000050 } from './1763800000050-projector-offsets';
 import { PersonalAccessTokens1763800000210 } from './1763800000210-personal-access-tokens';
@@ -37,4 +38,5 @@ export const PROJECTION_MIGRATIONS: Migration[] = [
   TimeToProduction1763800000800,
   SdkUsage1763800000900,
   Identity1763800001100,
+  Insights1763800002001,
 ];

@@ -21,6 +21,8 @@ import { GetProfileHandler } from './profile/get-profile.query';
 import { ProfileController } from './profile/profile.controller';
 import { OverviewController } from './overview/overview.controller';
 import { OVERVIEW_PROVIDERS } from './overview/overview.providers';
+import { InsightsController } from './insights/insights.controller';
+import { INSIGHTS_PROVIDERS } from './insights/insights.providers';
 
 @Module({})
 export class AppModule {
@@ -40,6 +42,7 @@ export class AppModule {
         EventsController,
         ProfileController,
         OverviewController,
+        InsightsController,
         SchemaController,
         HealthController,
       ],
@@ -93,4 +96,5 @@ const PROVIDERS = [
   GetFlagEventsHandler,
   GetLatestEventsHandler,
   ...OVERVIEW_PROVIDERS,
+  ...INSIGHTS_PROVIDERS,
 ];

@@ -13,3 +13,4 @@ export * from './sdk-usage';
 export * from './time-to-production';
 export * from './overview';
 export * from './simulate/generate-history';
+export * from './insights';

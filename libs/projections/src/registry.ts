@@ -8,6 +8,7 @@ import { ProjectEnvironmentsProjection } from './project-environments';
 import { ProjectsProjection } from './projects';
 import { SdkUsageProjection } from './sdk-usage';
 import { TimeToProductionProjection } from './time-to-production';
+import { InsightsProjection } from './insights/insights.projection';
 
 /**
  * Every projection the projector applies after the event log, in this order, in each batch's transaction.
@@ -24,5 +25,6 @@ export function allProjections(): Projection[] {
     new ProjectActivityProjection(),
     new TimeToProductionProjection(),
     new SdkUsageProjection(),
+    new InsightsProjection(),
   ];
 }

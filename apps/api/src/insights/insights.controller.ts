@@ -1,0 +1,60 @@
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { sendJson } from '../common/json-body';
+import { badData } from '../common/unleash-errors';
+import { GetInsightsQuery } from './get-insights.query';
+import { InstanceInsightsDoc } from './insights.docs';
+
+/** `YYYY-MM-DD` that is a real calendar day; '' or absent → no bound (the reference's UI sends `from=&to=`). */
+export function parseDay(name: string, v: unknown): string | null {
+  if (v === undefined || v === '') return null;
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) {
+    const t = Date.parse(`${v}T00:00:00Z`);
+    if (!Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === v) return v;
+  }
+  throw badData(`"${name}" must be a date formatted as YYYY-MM-DD`);
+}
+
+@ApiTags('Insights')
+@Controller('api/admin')
+export class InsightsController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get('insights')
+  @ApiOperation({
+    summary: 'Instance insights: weekly trends for every week of the history (api-spec 2.13)',
+    description:
+      'Rows whose date (the end of the described UTC day: Sunday, or today for the current week) is within ' +
+      '[from, to], both inclusive and optional. Weeks are ISO week-years (IYYY-IW).',
+  })
+  @ApiQuery({ name: 'from', required: false, example: '2026-01-01' })
+  @ApiQuery({ name: 'to', required: false, example: '2026-03-31' })
+  @ApiOkResponse({ type: InstanceInsightsDoc })
+  @ApiBadRequestResponse({ description: 'BadDataError: a date that is not YYYY-MM-DD' })
+  async insights(
+    @Query('from') from: unknown,
+    @Query('to') to: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
+    const range = { from: parseDay('from', from), to: parseDay('to', to) };
+    const body = await this.queries.execute(new GetInsightsQuery(range));
+    sendJson(res, body);
+  }
+
+  @Get('dashboard/executive')
+  @ApiOperation({
+    deprecated: true,
+    summary: 'Deprecated: the instance insights of every week; use GET /api/admin/insights',
+    description:
+      'Answers with `Deprecation: true` and `Link: </api/admin/insights>; rel="successor-version"`.',
+  })
+  @ApiOkResponse({ type: InstanceInsightsDoc })
+  async executive(@Res() res: Response): Promise<void> {
+    const body = await this.queries.execute(new GetInsightsQuery({ from: null, to: null }));
+    res.setHeader('Deprecation', 'true');
+    res.setHeader('Link', '</api/admin/insights>; rel="successor-version"');
+    sendJson(res, body);
+  }
+}

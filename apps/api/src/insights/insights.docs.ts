@@ -1,0 +1,57 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+/** OpenAPI description of the instance insights (api-spec 2.13). Documentation only. */
+const DATE = { format: 'date-time', type: String, description: 'end of the described UTC day' } as const;
+const WEEK = { description: 'ISO week-year, IYYY-IW (e.g. 2025-01 for the week of Monday 2024-12-30)' };
+
+export class UserTrendDoc {
+  @ApiProperty(DATE) date: string;
+  @ApiProperty() total: number;
+  @ApiProperty({ description: 'authored an event in the trailing 60 days (the stream has no logins)' })
+  active: number;
+  @ApiProperty() inactive: number;
+}
+export class FlagTrendDoc {
+  @ApiProperty(DATE) date: string;
+  @ApiProperty() total: number;
+  @ApiProperty() active: number;
+  @ApiProperty() stale: number;
+  @ApiProperty() potentiallyStale: number;
+}
+export class ProjectFlagTrendDoc {
+  @ApiProperty(WEEK) week: string;
+  @ApiProperty() project: string;
+  @ApiProperty(DATE) date: string;
+  @ApiProperty() total: number;
+  @ApiProperty() active: number;
+  @ApiProperty() stale: number;
+  @ApiProperty() potentiallyStale: number;
+  @ApiProperty({ minimum: 0, maximum: 100 }) health: number;
+  @ApiPropertyOptional({ description: 'days, one decimal (semantics §3.3), release flags as they are now' })
+  timeToProduction?: number;
+  @ApiPropertyOptional({ description: "members now; on the current week's rows only" }) users?: number;
+}
+export class MetricsSummaryTrendDoc {
+  @ApiProperty(WEEK) week: string;
+  @ApiProperty(DATE) date: string;
+  @ApiProperty() project: string;
+  @ApiProperty() totalRequests: number;
+  @ApiProperty() totalYes: number;
+  @ApiProperty() totalNo: number;
+  @ApiProperty() totalApps: number;
+  @ApiProperty() totalFlags: number;
+  @ApiProperty() totalEnvironments: number;
+}
+export class EnvironmentTypeTrendDoc {
+  @ApiProperty(DATE) date: string;
+  @ApiProperty(WEEK) week: string;
+  @ApiProperty() environmentType: string;
+  @ApiProperty() totalUpdates: number;
+}
+export class InstanceInsightsDoc {
+  @ApiProperty({ type: [UserTrendDoc] }) userTrends: UserTrendDoc[];
+  @ApiProperty({ type: [FlagTrendDoc] }) flagTrends: FlagTrendDoc[];
+  @ApiProperty({ type: [ProjectFlagTrendDoc] }) projectFlagTrends: ProjectFlagTrendDoc[];
+  @ApiProperty({ type: [MetricsSummaryTrendDoc] }) metricsSummaryTrends: MetricsSummaryTrendDoc[];
+  @ApiProperty({ type: [EnvironmentTypeTrendDoc] }) environmentTypeTrends: EnvironmentTypeTrendDoc[];
+}

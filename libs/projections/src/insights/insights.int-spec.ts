@@ -1,0 +1,299 @@
+import type { PoolClient } from 'pg';
+import type { DataSource } from 'typeorm';
+import type { FlagEvent } from '@flaglens/contract';
+import { createDataSource, searchPathOption } from '@flaglens/persistence';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { appendEvents } from '../event-log/event-log.projection';
+import { allProjections } from '../registry';
+import { generateHistory, prng } from '../simulate/generate-history';
+import { IdentityReadModel } from '../identity/identity.read-model';
+import { InsightsReadModel, type InstanceInsights } from './insights.read-model';
+import { validateInsights } from './insights.schema';
+
+const key = (e: FlagEvent) => e.featureName ?? e.project ?? 'instance';
+
+async function applyBatches(ds: DataSource, batches: FlagEvent[][]): Promise<void> {
+  const runner = ds.createQueryRunner();
+  const c = (await runner.connect()) as PoolClient;
+  try {
+    for (const batch of batches) {
+      await c.query('BEGIN');
+      const stored = await appendEvents(
+        c,
+        batch.map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
+      );
+      for (const p of allProjections()) await p.apply(c, stored, { skipped: () => undefined });
+      await c.query('COMMIT');
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+function interleave(events: FlagEvent[], seed: number): FlagEvent[][] {
+  const rnd = prng(seed);
+  const queues = new Map<string, FlagEvent[]>();
+  for (const e of events) queues.set(key(e), [...(queues.get(key(e)) ?? []), e]);
+  const live = [...queues.values()];
+  const order: FlagEvent[] = [];
+  while (live.length > 0) {
+    const i = Math.floor(rnd() * live.length);
+    order.push(live[i].shift()!);
+    if (live[i].length === 0) live.splice(i, 1);
+  }
+  const batches: FlagEvent[][] = [];
+  for (let i = 0; i < order.length;) {
+    const n = 1 + Math.floor(rnd() * 150);
+    batches.push(order.slice(i, i + n));
+    i += n;
+  }
+  return batches;
+}
+
+/** A hand-written history: 2024-12-30 … 2026-01-01 (53 ISO weeks), expectations computed by hand below. */
+let nextId = 1;
+const ev = (at: string, type: string, o: Partial<FlagEvent> = {}): FlagEvent => ({
+  id: nextId++,
+  createdAt: at,
+  type,
+  createdBy: 'admin',
+  createdByUserId: 1,
+  environment: null,
+  project: null,
+  featureName: null,
+  data: null,
+  preData: null,
+  tags: null,
+  ...o,
+});
+const HAND: FlagEvent[] = [
+  ev('2024-12-30T10:00:00.000Z', 'project-created', {
+    project: 'alpha',
+    data: { id: 'alpha', name: 'Alpha' },
+  }),
+  ev('2024-12-30T11:00:00.000Z', 'feature-created', {
+    project: 'alpha',
+    featureName: 'f1',
+    data: { name: 'f1', type: 'release' },
+  }),
+  ev('2025-01-20T12:00:00.000Z', 'feature-environment-enabled', {
+    project: 'alpha',
+    featureName: 'f1',
+    environment: 'production',
+  }),
+  ev('2025-01-06T09:00:00.000Z', 'user-created', { data: { id: 7, username: 'seven', rootRole: 2 } }),
+  ev('2025-03-03T09:00:00.000Z', 'feature-created', {
+    createdByUserId: 7,
+    project: 'alpha',
+    featureName: 'f2',
+    data: { name: 'f2', type: 'experiment' },
+  }),
+  ev('2025-03-05T09:00:00.000Z', 'feature-stale-on', { project: 'alpha', featureName: 'f1' }),
+  ev('2025-03-10T09:00:00.000Z', 'project-created', { project: 'beta', data: { id: 'beta', name: 'Beta' } }),
+  ev('2025-03-12T09:00:00.000Z', 'feature-project-change', {
+    project: 'beta',
+    featureName: 'f2',
+    data: { oldProject: 'alpha', newProject: 'beta' },
+  }),
+  ev('2025-05-05T09:00:00.000Z', 'feature-created', {
+    createdByUserId: 7,
+    project: 'beta',
+    featureName: 'f3',
+    data: { name: 'f3', type: 'kill-switch' },
+  }),
+  ev('2025-05-07T09:00:00.000Z', 'feature-archived', { project: 'beta', featureName: 'f3' }),
+  ev('2025-05-20T09:00:00.000Z', 'feature-revived', { project: 'beta', featureName: 'f3' }),
+  ev('2025-06-02T09:00:00.000Z', 'user-deleted', { preData: { id: 7, username: 'seven' } }),
+  ev('2025-08-04T09:00:00.000Z', 'project-archived', { project: 'alpha' }),
+  ev('2025-08-20T09:00:00.000Z', 'project-revived', { project: 'alpha' }),
+  ev('2025-12-29T09:00:00.000Z', 'feature-environment-enabled', {
+    project: 'beta',
+    featureName: 'f2',
+    environment: 'production',
+  }),
+  ev('2026-01-01T08:00:00.000Z', 'feature-created', {
+    project: 'beta',
+    featureName: 'f4',
+    data: { name: 'f4', type: 'release' },
+  }),
+  ev('2026-01-01T09:00:00.000Z', 'client-metrics', {
+    environment: 'production',
+    data: {
+      appName: 'app',
+      environment: 'production',
+      bucket: { start: '', stop: '', toggles: { f2: { yes: 3, no: 1 } } },
+    },
+  }),
+];
+const NOW = new Date('2026-01-01T12:00:00.000Z');
+
+describe('instance insights projection and read model (real Postgres)', () => {
+  const dbs: TestDatabase[] = [];
+  const sources: DataSource[] = [];
+  async function fresh(label: string): Promise<{ ds: DataSource; model: InsightsReadModel }> {
+    const db = await createTestDatabase(label);
+    const ds = await createDataSource({
+      url: db.url,
+      poolSize: 2,
+      applicationName: 't',
+      options: searchPathOption('flaglens_v1'),
+    }).initialize();
+    dbs.push(db);
+    sources.push(ds);
+    const identity = new IdentityReadModel(ds);
+    return { ds, model: new InsightsReadModel(ds, (id) => identity.countProjectMembers(id)) };
+  }
+  afterAll(async () => {
+    for (const s of sources) await s.destroy();
+    for (const d of dbs) await d.drop();
+  });
+
+  let hand: InstanceInsights;
+  let handModel: InsightsReadModel;
+  beforeAll(async () => {
+    const { ds, model } = await fresh('ins_hand');
+    await applyBatches(ds, [HAND]);
+    handModel = model;
+    hand = await model.report(NOW);
+  });
+
+  const pf = (week: string) =>
+    Object.fromEntries(
+      hand.projectFlagTrends
+        .filter((r) => r.week === week)
+        .map((r) => [r.project, [r.total, r.active, r.stale, r.potentiallyStale, r.health]]),
+    );
+  const ttp = (week: string) =>
+    Object.fromEntries(
+      hand.projectFlagTrends.filter((r) => r.week === week).map((r) => [r.project, r.timeToProduction]),
+    );
+
+  it('one row per ISO week from the first event to today; week-year boundaries', () => {
+    expect(hand.flagTrends).toHaveLength(53);
+    const weeks = [...new Set(hand.projectFlagTrends.map((r) => r.week))];
+    expect(weeks[0]).toBe('2025-01'); // first event Mon 2024-12-30
+    expect(weeks.at(-1)).toBe('2026-01'); // 2025-12-29 and 2026-01-01
+    expect(hand.flagTrends[0].date).toBe('2025-01-05T23:59:59.999Z'); // a complete week: its Sunday
+    expect(hand.flagTrends.at(-1)!.date).toBe('2026-01-01T23:59:59.999Z'); // the current week: today
+    expect(hand.environmentTypeTrends).toEqual([
+      { week: '2025-04', date: '2025-01-26T23:59:59.999Z', environmentType: 'production', totalUpdates: 1 },
+      { week: '2026-01', date: '2026-01-01T23:59:59.999Z', environmentType: 'production', totalUpdates: 2 },
+    ]);
+    expect(validateInsights(hand)).toEqual([]);
+  });
+
+  it('flags by hand: potentially stale after the lifetime, stale, a move, archive/revive', () => {
+    // [total, active, stale, potentiallyStale, health]
+    // 2025-01 (Sun 01-05): f1 release created 12-30, lifetime 40 d → potentially stale from 2025-02-08
+    expect(pf('2025-01')).toEqual({ default: [0, 0, 0, 0, 100], alpha: [1, 1, 0, 0, 100] });
+    // 2025-06 (Sun 02-09): f1 crossed its lifetime on 02-08
+    expect(pf('2025-06')).toEqual({ default: [0, 0, 0, 0, 100], alpha: [1, 0, 0, 1, 0] });
+    // 2025-11 (Sun 03-16): f1 stale (03-05) so not potentially stale; f2 created 03-03 moved to beta 03-12
+    expect(pf('2025-11')).toEqual({
+      default: [0, 0, 0, 0, 100],
+      alpha: [1, 0, 1, 0, 0],
+      beta: [1, 1, 0, 0, 100],
+    });
+    // 2025-16 (Sun 04-20): f2 (experiment, 40 d) potentially stale since 04-12
+    expect(pf('2025-16').beta).toEqual([1, 0, 0, 1, 0]);
+    // 2025-19 (Sun 05-11): f3 created 05-05 and archived 05-07 → not counted
+    expect(pf('2025-19').beta).toEqual([1, 0, 0, 1, 0]);
+    // 2025-21 (Sun 05-25): f3 revived 05-20 (kill-switch: no lifetime) → health round(100 − 50)
+    expect(pf('2025-21').beta).toEqual([2, 1, 0, 1, 50]);
+    // 2025-32 (Sun 08-10): alpha archived 08-04 → no row; 2025-34 (Sun 08-24): revived 08-20
+    expect(Object.keys(pf('2025-32')).sort()).toEqual(['beta', 'default']);
+    expect(pf('2025-34').alpha).toEqual([1, 0, 1, 0, 0]);
+    // 2026-01 (today 01-01): f4 created today → beta 3 flags, 1 potentially stale: round(100 − 33.3)
+    expect(pf('2026-01')).toEqual({
+      default: [0, 0, 0, 0, 100],
+      alpha: [1, 0, 1, 0, 0],
+      beta: [3, 2, 0, 1, 67],
+    });
+    expect(hand.flagTrends.at(-1)).toEqual({
+      date: '2026-01-01T23:59:59.999Z',
+      total: 4,
+      active: 2,
+      stale: 1,
+      potentiallyStale: 1,
+    });
+  });
+
+  it('time to production by hand: release flags, first production enable after creation, whole days', () => {
+    // f1 (release, created 2024-12-30T11:00) enabled in production 2025-01-20T12:00: 21 whole days
+    expect(ttp('2025-03')).toEqual({ default: 0, alpha: 0 });
+    expect(ttp('2025-04')).toEqual({ default: 0, alpha: 21 });
+    // f2 is an experiment: its enable on 2025-12-29 does not count
+    expect(ttp('2026-01')).toEqual({ default: 0, alpha: 21, beta: 0 });
+  });
+
+  it('users (members) on the current week only: the creators of alpha and beta are their owners', () => {
+    const users = hand.projectFlagTrends.filter((r) => r.users !== undefined);
+    expect(users.map((r) => [r.week, r.project, r.users])).toEqual([
+      ['2026-01', 'alpha', 1],
+      ['2026-01', 'beta', 1],
+      ['2026-01', 'default', 0],
+    ]);
+  });
+
+  it('users by hand: created, active in the trailing 60 days, deleted', () => {
+    const u = (d: string) => hand.userTrends.find((r) => r.date.startsWith(d));
+    // admin only; user 7 is created 01-06
+    expect(u('2025-01-05')).toMatchObject({ total: 1, active: 1, inactive: 0 });
+    // user 7 exists, has authored nothing yet
+    expect(u('2025-02-09')).toMatchObject({ total: 2, active: 1, inactive: 1 });
+    // user 7 authored on 03-03
+    expect(u('2025-03-16')).toMatchObject({ total: 2, active: 2, inactive: 0 });
+    // user 7 deleted 06-02
+    expect(u('2025-06-08')).toMatchObject({ total: 1, active: 1, inactive: 0 });
+    // admin authored nothing between 2025-08-20 and 2025-12-29: inactive on 2025-12-28 (window from 10-30)
+    expect(u('2025-12-28')).toMatchObject({ total: 1, active: 0, inactive: 1 });
+    expect(u('2026-01-01')).toMatchObject({ total: 1, active: 1, inactive: 0 });
+  });
+
+  it('metrics by week and the flag`s project', () => {
+    expect(hand.metricsSummaryTrends).toEqual([
+      {
+        week: '2026-01',
+        project: 'beta',
+        date: '2026-01-01T23:59:59.999Z',
+        totalRequests: 4,
+        totalYes: 3,
+        totalNo: 1,
+        totalApps: 1,
+        totalFlags: 1,
+        totalEnvironments: 1,
+      },
+    ]);
+  });
+
+  it('from/to select the rows whose date is in the range, inclusive', async () => {
+    const r = await handModel.report(NOW, { from: '2025-03-16', to: '2025-03-16' });
+    expect(r.flagTrends.map((x) => x.date)).toEqual(['2025-03-16T23:59:59.999Z']);
+    expect(r.userTrends).toHaveLength(1);
+    expect(r.projectFlagTrends.map((x) => x.project)).toEqual(['alpha', 'beta', 'default']);
+    expect(r.projectFlagTrends.find((x) => x.project === 'alpha')).toMatchObject({ stale: 1 });
+    expect((await handModel.report(NOW, { from: '2025-03-17', to: '2025-03-21' })).flagTrends).toEqual([]);
+  });
+
+  it('replayed twice, and under random key interleavings and batch sizes, the report is the same', async () => {
+    const END = '2026-06-01T12:00:00.000Z';
+    const history = generateHistory({
+      seed: 5,
+      projects: 5,
+      flagsPerProject: 40,
+      events: 4000,
+      weeks: 26,
+      end: END,
+    });
+    const a = await fresh('ins_replay_a');
+    await applyBatches(a.ds, [history]);
+    const once = await a.model.report(new Date(END));
+    expect(once.flagTrends.length).toBeGreaterThanOrEqual(26);
+    expect(validateInsights(once)).toEqual([]);
+    await applyBatches(a.ds, [history, history.slice(100, 900)]);
+    expect(await a.model.report(new Date(END))).toEqual(once);
+    const b = await fresh('ins_replay_b');
+    await applyBatches(b.ds, interleave(history, 17));
+    expect(await b.model.report(new Date(END))).toEqual(once);
+  });
+});

@@ -1,0 +1,40 @@
+import { testEvent as ev } from '../testing-events';
+import { insightsChanges, isoWeekId, weekStart } from './insights.logic';
+
+describe('insights pure logic', () => {
+  it('ISO week-years: the week of Monday 2024-12-30 is 2025-01; 2025-12-29 and 2026-01-01 are 2026-01', () => {
+    expect(isoWeekId('2024-12-30')).toBe('2025-01');
+    expect(isoWeekId('2025-01-05')).toBe('2025-01');
+    expect(isoWeekId('2025-12-29')).toBe('2026-01');
+    expect(isoWeekId('2026-01-01')).toBe('2026-01');
+    expect(isoWeekId('2024-01-01')).toBe('2024-01');
+    expect(isoWeekId('2020-12-31')).toBe('2020-53');
+    expect(weekStart('2026-01-04')).toBe('2025-12-29');
+  });
+
+  it('books the difference of a flag`s contribution before and after each of its events', () => {
+    const c = insightsChanges(new Map(), [
+      ev(1, 'feature-created', { project: 'p', featureName: 'f', data: { type: 'release' } }),
+      ev(2, 'feature-stale-on', { featureName: 'f' }),
+      ev(3, 'feature-project-change', { featureName: 'f', project: 'q', data: { newProject: 'q' } }),
+      ev(4, 'feature-archived', { featureName: 'f' }),
+    ]);
+    const sum = (project: string) =>
+      c.flagDeltas
+        .filter((d) => d.project === project)
+        .reduce((a, d) => [a[0] + d.total, a[1] + d.stale, a[2] + d.fresh], [0, 0, 0]);
+    expect(sum('p')).toEqual([0, 0, 0]);
+    expect(sum('q')).toEqual([0, 0, 0]);
+    expect(c.flags).toMatchObject([{ name: 'f', project: 'q', stale: true }]);
+  });
+
+  it('users: system ids ignored, deletion by preData.id; authors per week', () => {
+    const c = insightsChanges(new Map(), [
+      ev(1, 'user-created', { data: { id: 5 } }),
+      ev(2, 'user-created', { data: { id: -42 } }),
+      ev(3, 'user-deleted', { preData: { id: 5 }, createdByUserId: 5 }),
+    ]);
+    expect(c.users).toEqual([{ id: 5, createdAt: ev(1, 'x').createdAt, deletedAt: ev(3, 'x').createdAt }]);
+    expect(c.userWeeks.map((w) => w.userId).sort()).toEqual([1, 5]);
+  });
+});

@@ -1,0 +1,103 @@
+import type { PoolClient } from 'pg';
+import type { Projection } from '../projection';
+import type { SourcedEvent } from '../event-log/event-log.projection';
+import { FLAG_STATE_TYPES, type FlagRow } from '../flag-state/flag-state.logic';
+import { insightsChanges } from './insights.logic';
+
+const ISO = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * Instance insights (semantics §4, §7.5): pre-aggregates by UTC day (insights.logic.ts). Upserts are sorted
+ * by key so two partitions' transactions lock shared rows in the same order. Skips are reported by the
+ * projections that own the data (flag-state, sdk-usage), not twice here.
+ */
+export class InsightsProjection implements Projection {
+  readonly name = 'insights';
+
+  async apply(client: PoolClient, stored: SourcedEvent[]): Promise<void> {
+    const events = stored.map((s) => s.event);
+    if (events.length === 0) return;
+    const names = [
+      ...new Set(
+        events.filter((e) => FLAG_STATE_TYPES.has(e.type) && e.featureName).map((e) => e.featureName!),
+      ),
+    ].sort();
+    const current = new Map<string, FlagRow>();
+    if (names.length > 0) {
+      const r = await client.query<FlagRow>(
+        `SELECT name, project, type, stale, deleted, ${ISO('created_at')} AS "createdAt",
+                ${ISO('archived_at')} AS "archivedAt"
+           FROM insights_flags WHERE name = ANY($1) ORDER BY name FOR UPDATE`,
+        [names],
+      );
+      for (const x of r.rows) current.set(x.name, x);
+    }
+    const c = insightsChanges(current, events);
+    if (c.flags.length > 0)
+      await client.query(
+        `INSERT INTO insights_flags (name, project, type, stale, created_at, archived_at, deleted)
+         SELECT name, project, type, stale, "createdAt", "archivedAt", deleted
+           FROM json_to_recordset($1::json) AS t(name text, project text, type text, stale boolean,
+                "createdAt" timestamptz, "archivedAt" timestamptz, deleted boolean)
+         ON CONFLICT (name) DO UPDATE SET project = EXCLUDED.project, type = EXCLUDED.type,
+                stale = EXCLUDED.stale, created_at = EXCLUDED.created_at, archived_at = EXCLUDED.archived_at,
+                deleted = EXCLUDED.deleted`,
+        [JSON.stringify(c.flags)],
+      );
+    if (c.flagDeltas.length > 0)
+      await client.query(
+        `INSERT INTO insights_flag_deltas AS x (day, project, type, created_day, d_total, d_stale, d_fresh)
+         SELECT * FROM json_to_recordset($1::json) AS t(day date, project text, type text, "createdDay" date,
+                total integer, stale integer, fresh integer)
+          ORDER BY 1, 2, 3, 4
+         ON CONFLICT (day, project, type, created_day) DO UPDATE SET d_total = x.d_total + EXCLUDED.d_total,
+                d_stale = x.d_stale + EXCLUDED.d_stale, d_fresh = x.d_fresh + EXCLUDED.d_fresh`,
+        [JSON.stringify(c.flagDeltas)],
+      );
+    if (c.projects.length > 0)
+      await client.query(
+        `INSERT INTO insights_project_changes (project, event_id, at, live)
+         SELECT * FROM json_to_recordset($1::json) AS t(project text, "eventId" bigint, at timestamptz, live boolean)
+          ORDER BY 1, 2
+         ON CONFLICT DO NOTHING`,
+        [JSON.stringify(c.projects)],
+      );
+    if (c.users.length > 0)
+      await client.query(
+        `INSERT INTO insights_users AS u (id, created_at, deleted_at)
+         SELECT * FROM json_to_recordset($1::json) AS t(id bigint, "createdAt" timestamptz, "deletedAt" timestamptz)
+          ORDER BY 1
+         ON CONFLICT (id) DO UPDATE SET
+           created_at = CASE WHEN u.created_at IS NULL THEN EXCLUDED.created_at
+                             ELSE LEAST(u.created_at, COALESCE(EXCLUDED.created_at, u.created_at)) END,
+           deleted_at = COALESCE(EXCLUDED.deleted_at, u.deleted_at)`,
+        [JSON.stringify(c.users)],
+      );
+    if (c.userWeeks.length > 0)
+      await client.query(
+        `INSERT INTO insights_user_weeks AS w (week, user_id, first_day, last_day)
+         SELECT * FROM json_to_recordset($1::json) AS t(week date, "userId" bigint, "firstDay" date, "lastDay" date)
+          ORDER BY 1, 2
+         ON CONFLICT (week, user_id) DO UPDATE SET first_day = LEAST(w.first_day, EXCLUDED.first_day),
+                last_day = GREATEST(w.last_day, EXCLUDED.last_day)`,
+        [JSON.stringify(c.userWeeks)],
+      );
+    if (c.envUpdates.length > 0)
+      await client.query(
+        `INSERT INTO insights_env_updates AS x (day, environment, n)
+         SELECT * FROM json_to_recordset($1::json) AS t(day date, environment text, n bigint) ORDER BY 1, 2
+         ON CONFLICT (day, environment) DO UPDATE SET n = x.n + EXCLUDED.n`,
+        [JSON.stringify(c.envUpdates)],
+      );
+    if (c.metrics.length > 0)
+      await client.query(
+        `INSERT INTO insights_metrics AS x (day, project_hint, feature, app, environment, yes, no)
+         SELECT * FROM json_to_recordset($1::json) AS t(day date, "projectHint" text, feature text, app text,
+                environment text, yes bigint, no bigint)
+          ORDER BY 1, 2, 3, 4, 5
+         ON CONFLICT (day, project_hint, feature, app, environment) DO UPDATE SET yes = x.yes + EXCLUDED.yes,
+                no = x.no + EXCLUDED.no`,
+        [JSON.stringify(c.metrics)],
+      );
+  }
+}

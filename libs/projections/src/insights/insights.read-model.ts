@@ -1,0 +1,293 @@
+import type { RowQueryable } from '@flaglens/persistence';
+import { healthRating } from '../overview/overview.read-model';
+
+export interface UserTrend {
+  date: string;
+  total: number;
+  active: number;
+  inactive: number;
+}
+export interface FlagTrend {
+  date: string;
+  total: number;
+  active: number;
+  stale: number;
+  potentiallyStale: number;
+}
+export interface ProjectFlagTrend {
+  week: string;
+  project: string;
+  date: string;
+  total: number;
+  active: number;
+  stale: number;
+  potentiallyStale: number;
+  health: number;
+  /** days, one decimal (semantics §3.3); 0 when no release flag of the project reached production yet */
+  timeToProduction: number;
+  /** members (semantics §3.5) as of now: on the current week's rows only (no membership history is kept) */
+  users?: number;
+}
+export interface MetricsSummaryTrend {
+  week: string;
+  project: string;
+  date: string;
+  totalRequests: number;
+  totalYes: number;
+  totalNo: number;
+  totalApps: number;
+  totalFlags: number;
+  totalEnvironments: number;
+}
+export interface EnvironmentTypeTrend {
+  week: string;
+  date: string;
+  environmentType: string;
+  totalUpdates: number;
+}
+/** api-spec 2.13 */
+export interface InstanceInsights {
+  userTrends: UserTrend[];
+  flagTrends: FlagTrend[];
+  projectFlagTrends: ProjectFlagTrend[];
+  metricsSummaryTrends: MetricsSummaryTrend[];
+  environmentTypeTrends: EnvironmentTypeTrend[];
+}
+
+export interface InsightsRange {
+  /** inclusive bounds on a row's date (`YYYY-MM-DD`), or null for none */
+  from: string | null;
+  to: string | null;
+}
+
+/**
+ * Every week from the week of the first event to the week of `today`: `ws` its Monday, `d` the described day
+ * (Sunday, or today for the current week), `e` the instant just after that day (exclusive bound), `inr`
+ * whether `d` is in the requested range. $1 today, $2 from, $3 to.
+ */
+const WEEKS = `
+weeks AS (
+  SELECT ws::date AS ws, LEAST(ws::date + 6, $1::date) AS d,
+         (LEAST(ws::date + 6, $1::date) + 1)::timestamp AT TIME ZONE 'UTC' AS e,
+         to_char(ws, 'IYYY-IW') AS week,
+         (LEAST(ws::date + 6, $1::date) BETWEEN COALESCE($2::date, '-infinity') AND COALESCE($3::date, 'infinity')) AS inr
+    FROM (SELECT (min(created_at) AT TIME ZONE 'UTC')::date AS first FROM event_log) f,
+         generate_series(date_trunc('week', f.first), date_trunc('week', $1::date), interval '7 days') ws
+   WHERE f.first <= $1::date
+)`;
+
+/** Per (week, live project): flags live, stale and potentially stale as of the week's date. */
+export const PROJECT_FLAGS_SQL = `
+WITH ${WEEKS},
+pc AS (
+  SELECT project, at, live, lead(at) OVER (PARTITION BY project ORDER BY event_id) AS nxt
+    FROM insights_project_changes
+), plive AS (
+  SELECT DISTINCT w.ws, pc.project FROM weeks w JOIN pc ON pc.live AND pc.at < w.e AND (pc.nxt IS NULL OR pc.nxt >= w.e)
+   WHERE w.inr
+), fd AS (
+  SELECT project, date_trunc('week', day)::date AS ws, sum(d_total) AS t, sum(d_stale) AS s, 0 AS ps
+    FROM insights_flag_deltas WHERE day <= $1::date GROUP BY 1, 2
+  UNION ALL
+  SELECT f.project, date_trunc('week', GREATEST(f.day, f.created_day + ft.lifetime_days))::date, 0, 0, sum(f.d_fresh)
+    FROM insights_flag_deltas f JOIN feature_types ft ON ft.id = f.type AND ft.lifetime_days > 0
+   WHERE GREATEST(f.day, f.created_day + ft.lifetime_days) <= $1::date GROUP BY 1, 2
+), r AS (
+  SELECT min(ws) AS lo, max(ws) AS hi FROM weeks WHERE inr
+), fr AS (
+  -- deltas before the range collapse into its first week (the running sums start from them)
+  SELECT fd.project, GREATEST(fd.ws, r.lo) AS ws, fd.t, fd.s, fd.ps FROM fd, r WHERE fd.ws <= r.hi
+), grid AS (
+  SELECT w.ws, w.d, w.week, p.project, COALESCE(sum(fr.t), 0) AS t, COALESCE(sum(fr.s), 0) AS s,
+         COALESCE(sum(fr.ps), 0) AS ps
+    FROM weeks w CROSS JOIN (SELECT DISTINCT project FROM plive) p
+    LEFT JOIN fr ON fr.project = p.project AND fr.ws = w.ws
+   WHERE w.inr
+   GROUP BY 1, 2, 3, 4
+), cum AS (
+  SELECT ws, d, week, project, sum(t) OVER k AS total, sum(s) OVER k AS stale, sum(ps) OVER k AS ps
+    FROM grid WINDOW k AS (PARTITION BY project ORDER BY ws)
+)
+SELECT to_char(c.d, 'YYYY-MM-DD') AS d, to_char(c.ws, 'YYYY-MM-DD') AS ws, c.week, c.project, c.total::int AS total, c.stale::int AS stale,
+       c.ps::int AS ps
+  FROM cum c JOIN plive USING (ws, project)
+ ORDER BY c.ws, c.project`;
+
+export const WEEKS_SQL = `WITH ${WEEKS} SELECT to_char(d, 'YYYY-MM-DD') AS d, week FROM weeks WHERE inr ORDER BY ws`;
+
+/**
+ * Time to production (semantics §3.3) per project and week of the flag's first production enable: release
+ * flags as they are now (current project and type, archived included, deleted excluded), the first enable
+ * after creation in an environment whose current type is production (one index probe per environment);
+ * whole days. Weeks before the range collapse into its first week (running sums start from them).
+ */
+export const TTP_SQL = `
+WITH ${WEEKS},
+r AS (SELECT min(ws) AS lo, max(ws) AS hi FROM weeks WHERE inr),
+fe AS (
+  SELECT f.project, date_trunc('week', t.first_at AT TIME ZONE 'UTC')::date AS ws,
+         floor(extract(epoch FROM (t.first_at - f.created_at)) / 86400)::int AS days
+    FROM flag_state f CROSS JOIN LATERAL (
+           SELECT min(x.enabled_at) AS first_at
+             FROM environments e CROSS JOIN LATERAL (
+                    SELECT enabled_at FROM flag_env_enables
+                     WHERE feature_name = f.name AND environment = e.name AND enabled_at > f.created_at
+                     ORDER BY enabled_at LIMIT 1) x
+            WHERE NOT e.deleted AND e.type = 'production') t
+   WHERE NOT f.deleted AND f.type = 'release' AND t.first_at IS NOT NULL
+     AND (t.first_at AT TIME ZONE 'UTC')::date <= $1::date
+)
+SELECT fe.project, to_char(GREATEST(fe.ws, r.lo), 'YYYY-MM-DD') AS ws, sum(fe.days)::int AS days,
+       count(*)::int AS n
+  FROM fe, r WHERE fe.ws <= r.hi GROUP BY 1, 2 ORDER BY 1, 2`;
+
+/** Users: total as of the date, active = authored an event within [date − 59 d, date] (60 UTC days). */
+export const USERS_SQL = `
+WITH ${WEEKS}
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
+       (SELECT count(*) FROM insights_users u
+         WHERE u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS total,
+       (SELECT count(DISTINCT a.user_id) FROM insights_user_weeks a JOIN insights_users u ON u.id = a.user_id
+         WHERE a.week BETWEEN w.ws - 63 AND w.ws
+           AND ((a.week < w.ws AND a.last_day >= w.d - 59) OR (a.week = w.ws AND a.first_day <= w.d))
+           AND u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS active
+  FROM weeks w WHERE w.inr ORDER BY w.ws`;
+
+/** Updates per week and current environment type (deleted and unknown environments drop out, as `*`). */
+export const ENV_TYPES_SQL = `
+WITH ${WEEKS}
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, e.type, sum(u.n)::bigint AS n
+  FROM weeks w
+  JOIN insights_env_updates u ON u.day BETWEEN w.ws AND w.d
+  JOIN environments e ON e.name = u.environment AND NOT e.deleted
+ WHERE w.inr
+ GROUP BY w.ws, w.d, w.week, e.type
+ ORDER BY w.ws, e.type`;
+
+/** SDK metrics per week and project (the flag's current project, else the event's project). */
+export const METRICS_SQL = `
+WITH ${WEEKS}
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, x.project, sum(x.yes)::bigint AS yes, sum(x.no)::bigint AS no,
+       count(DISTINCT x.app)::int AS apps, count(DISTINCT x.feature)::int AS flags,
+       count(DISTINCT x.environment)::int AS envs
+  FROM weeks w
+  JOIN LATERAL (
+    SELECT COALESCE(f.project, NULLIF(m.project_hint, '')) AS project, m.app, m.feature, m.environment, m.yes, m.no
+      FROM insights_metrics m LEFT JOIN flag_state f ON f.name = m.feature AND NOT f.deleted
+     WHERE m.day BETWEEN w.ws AND w.d
+  ) x ON x.project IS NOT NULL
+ WHERE w.inr
+ GROUP BY w.ws, w.d, w.week, x.project
+ ORDER BY w.ws, x.project`;
+
+const endOfDay = (d: string) => `${d}T23:59:59.999Z`;
+
+/** The instance insights report (api-spec 2.13), from the pre-aggregates, as of `now`. */
+export class InsightsReadModel {
+  constructor(
+    private readonly db: RowQueryable,
+    /** members of a project now (the identity read model's count); without it `users` is left out */
+    private readonly members?: (projectId: string) => Promise<number>,
+  ) {}
+
+  async report(now: Date, range: InsightsRange = { from: null, to: null }): Promise<InstanceInsights> {
+    const p = [now.toISOString().slice(0, 10), range.from, range.to];
+    const [weeks, projectRows, userRows, envRows, metricRows, ttpRows] = await Promise.all([
+      this.db.query<{ d: string; week: string }>(WEEKS_SQL, p),
+      this.db.query<{
+        d: string;
+        ws: string;
+        week: string;
+        project: string;
+        total: number;
+        stale: number;
+        ps: number;
+      }>(PROJECT_FLAGS_SQL, p),
+      this.db.query<{ d: string; total: number; active: number }>(USERS_SQL, p),
+      this.db.query<{ d: string; week: string; type: string; n: string }>(ENV_TYPES_SQL, p),
+      this.db.query<{
+        d: string;
+        week: string;
+        project: string;
+        yes: string;
+        no: string;
+        apps: number;
+        flags: number;
+        envs: number;
+      }>(METRICS_SQL, p),
+      this.db.query<{ project: string; ws: string; days: number; n: number }>(TTP_SQL, p),
+    ]);
+    // running (days, flags) per project; rows of both lists are ordered by week
+    const ttpBins = new Map<string, { ws: string; days: number; n: number }[]>();
+    for (const t of ttpRows) ttpBins.set(t.project, [...(ttpBins.get(t.project) ?? []), t]);
+    const ttpRun = new Map<string, { i: number; days: number; n: number }>();
+    const timeToProduction = (project: string, ws: string): number => {
+      const bins = ttpBins.get(project) ?? [];
+      const run = ttpRun.get(project) ?? { i: 0, days: 0, n: 0 };
+      while (run.i < bins.length && bins[run.i].ws <= ws) {
+        run.days += bins[run.i].days;
+        run.n += bins[run.i].n;
+        run.i++;
+      }
+      ttpRun.set(project, run);
+      if (run.n === 0) return 0;
+      const rounded = Number((run.days / run.n).toFixed(1));
+      return rounded === 0 ? 0.1 : rounded;
+    };
+    const projectFlagTrends: ProjectFlagTrend[] = projectRows.map((r) => ({
+      week: r.week,
+      project: r.project,
+      date: endOfDay(r.d),
+      total: r.total,
+      active: r.total - r.stale - r.ps,
+      stale: r.stale,
+      potentiallyStale: r.ps,
+      health: healthRating(r.total, r.stale, r.ps),
+      timeToProduction: timeToProduction(r.project, r.ws),
+    }));
+    const today = p[0] as string;
+    if (this.members) {
+      const current = projectFlagTrends.filter((r) => r.date.startsWith(today));
+      const counts = await Promise.all(current.map((r) => this.members!(r.project)));
+      current.forEach((r, i) => (r.users = counts[i]));
+    }
+    const byDay = new Map<string, FlagTrend>();
+    for (const w of weeks)
+      byDay.set(w.d, { date: endOfDay(w.d), total: 0, active: 0, stale: 0, potentiallyStale: 0 });
+    for (const r of projectFlagTrends) {
+      const f = byDay.get(r.date.slice(0, 10));
+      if (!f) continue;
+      f.total += r.total;
+      f.active += r.active;
+      f.stale += r.stale;
+      f.potentiallyStale += r.potentiallyStale;
+    }
+    return {
+      userTrends: userRows.map((r) => ({
+        date: endOfDay(r.d),
+        total: r.total,
+        active: r.active,
+        inactive: r.total - r.active,
+      })),
+      flagTrends: [...byDay.values()],
+      projectFlagTrends,
+      metricsSummaryTrends: metricRows.map((r) => ({
+        week: r.week,
+        project: r.project,
+        date: endOfDay(r.d),
+        totalRequests: Number(r.yes) + Number(r.no),
+        totalYes: Number(r.yes),
+        totalNo: Number(r.no),
+        totalApps: r.apps,
+        totalFlags: r.flags,
+        totalEnvironments: r.envs,
+      })),
+      environmentTypeTrends: envRows.map((r) => ({
+        week: r.week,
+        date: endOfDay(r.d),
+        environmentType: r.type,
+        totalUpdates: Number(r.n),
+      })),
+    };
+  }
+}

@@ -1,0 +1,72 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateHistory, validateInsights } from '@flaglens/projections';
+import { createToken } from './support/cli';
+import { httpGet } from './support/http';
+import { startStack, type Stack } from './support/stack';
+
+const PINNED = '2026-06-01T12:00:00.000Z';
+
+describe('GET /api/admin/insights and /api/admin/dashboard/executive (running apps, real Kafka and Postgres)', () => {
+  let stack: Stack;
+  let port: number;
+  let asAdmin: Record<string, string>;
+  const history = generateHistory({
+    seed: 9,
+    projects: 3,
+    flagsPerProject: 20,
+    events: 800,
+    weeks: 26,
+    end: PINNED,
+  });
+
+  beforeAll(async () => {
+    stack = await startStack('insights_e2e', { FLAGLENS_CLOCK: PINNED });
+    port = stack.port;
+    const file = join(tmpdir(), `insights-e2e-${process.pid}.ndjson`);
+    writeFileSync(file, history.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    await stack.publish(file);
+    await stack.waitForEvents(history.length);
+    asAdmin = { authorization: await createToken(stack.env, 'admin') };
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('needs a token', async () => {
+    expect((await httpGet(port, '/api/admin/insights')).status).toBe(401);
+  });
+
+  it('the deprecated report: 200 JSON, every week, api-spec 2.13, deprecation headers', async () => {
+    const res = await httpGet(port, '/api/admin/dashboard/executive', asAdmin);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['deprecation']).toBe('true');
+    expect(res.headers['link']).toBe('</api/admin/insights>; rel="successor-version"');
+    const body = res.json() as Record<string, unknown[]>;
+    expect(validateInsights(body)).toEqual([]);
+    expect(body.flagTrends.length).toBeGreaterThanOrEqual(26);
+    expect(body.projectFlagTrends.length).toBeGreaterThan(26);
+    expect(body.flagTrends.at(-1)).toMatchObject({ date: '2026-06-01T23:59:59.999Z' });
+    // same body as the successor without a range
+    expect((await httpGet(port, '/api/admin/insights?from=&to=', asAdmin)).text).toBe(res.text);
+  });
+
+  it('a range selects weeks by date; a malformed date is 400 BadDataError', async () => {
+    const res = await httpGet(port, '/api/admin/insights?from=2026-05-01&to=2026-05-31', asAdmin);
+    expect(res.status).toBe(200);
+    const body = res.json() as { flagTrends: { date: string }[] };
+    expect(body.flagTrends.map((r) => r.date)).toEqual([
+      '2026-05-03T23:59:59.999Z',
+      '2026-05-10T23:59:59.999Z',
+      '2026-05-17T23:59:59.999Z',
+      '2026-05-24T23:59:59.999Z',
+      '2026-05-31T23:59:59.999Z',
+    ]);
+    const bad = await httpGet(port, '/api/admin/insights?from=2026-13-01', asAdmin);
+    expect(bad.status).toBe(400);
+    expect(bad.json()).toMatchObject({ name: 'BadDataError' });
+  });
+});
