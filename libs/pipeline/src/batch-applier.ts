@@ -7,6 +7,7 @@ import {
   encodeChanges,
   type Projection,
   type SourcedEvent,
+  withOverviewScope,
 } from '@flaglens/projections';
 import type { DeadLetter } from './classify-messages';
 
@@ -177,15 +178,22 @@ export class BatchApplier {
         }
         // the other projections see each newly stored event of a known type once
         const known = stored.filter((s) => s.knownType);
-        if (known.length > 0) {
+        const applyProjections = async () => {
+          if (known.length === 0) return;
           for (const p of this.projections) {
             await p.apply(c, known, { skipped: (id, reason) => this.onSkipped(p.name, id, reason) });
           }
-        }
+        };
         if (stored.length > 0) {
+          // the projects whose overview this batch may change (the api's overview cache drops exactly those)
+          const projects = await withOverviewScope(
+            c,
+            stored.map((s) => s.event),
+            applyProjections,
+          );
           // delivered to listeners when (and only if) this transaction commits
           const flags = stored.flatMap((s) => (s.event.featureName === null ? [] : [s.event.featureName]));
-          await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, encodeChanges(flags)]);
+          await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, encodeChanges(flags, projects)]);
         }
         const dead = [...batch.dead, ...rejected];
         if (dead.length > 0) await insertDeadLetters(c, dead);
