@@ -1,9 +1,15 @@
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import { Clock } from '@flaglens/config';
-import { IdentityReadModel, OverviewReadModel } from '@flaglens/projections';
+import { IdentityReadModel, OverviewReadModel, snapshotValidAt } from '@flaglens/projections';
 import { notFound } from '../common/unleash-errors';
 import type { JsonBody } from '../common/json-body';
-import { OverviewCache, overviewBodies, type OverviewAccess } from '../cache/overview.cache';
+import {
+  OverviewCache,
+  overviewBodies,
+  type OverviewAccess,
+  type OverviewBodies,
+  type OverviewCacheToken,
+} from '../cache/overview.cache';
 
 /** The serialised body of GET /api/admin/projects/{projectId}/overview (api-spec 2.12), as of the clock's "now". */
 export class GetProjectOverviewQuery extends Query<JsonBody> {
@@ -27,24 +33,59 @@ export class GetProjectOverviewHandler implements IQueryHandler<GetProjectOvervi
     private readonly cache: OverviewCache,
   ) {}
 
+  private readonly inFlight = new Map<
+    string,
+    { token: OverviewCacheToken; at: number; bodies: Promise<OverviewBodies | null> }
+  >();
+
   async execute({ projectId, userId, archivedFlags }: GetProjectOverviewQuery): Promise<JsonBody> {
     const now = this.clock.now();
     const token = this.cache.begin();
-    const cached = this.cache.body(projectId, archivedFlags, now.getTime());
     const [access, bodies] = await Promise.all([
       this.accessOf(projectId, userId),
-      cached ??
-        this.overview.snapshot(projectId, now, archivedFlags).then((s) => {
-          if (!s) return null;
-          const b = overviewBodies(s);
-          this.cache.setBody(projectId, archivedFlags, b, token);
-          return b;
-        }),
+      this.cache.body(projectId, archivedFlags, now.getTime()) ??
+        this.compute(projectId, archivedFlags, now, token),
     ]);
     // a private project is visible to its members and admins only; to anyone else it does not exist;
     // semantics §3.1: the reference's ProjectStore.get throws NotFoundError('No project found')
     if (!access.visible || !bodies) throw notFound('No project found');
     return access.favorite ? bodies.favorite : bodies.notFavorite;
+  }
+
+  /**
+   * A fresh snapshot, shared by the requests that arrive while it is being read (no change notice in between,
+   * and their instant inside its validity): a burst of misses costs one statement, not one each.
+   */
+  private async compute(
+    projectId: string,
+    archivedFlags: boolean,
+    now: Date,
+    token: OverviewCacheToken,
+  ): Promise<OverviewBodies | null> {
+    const key = `${archivedFlags ? 'a' : 'l'}:${projectId}`;
+    const running = this.inFlight.get(key);
+    if (
+      running &&
+      running.token.seq === token.seq &&
+      running.token.schema === token.schema &&
+      running.at <= now.getTime()
+    ) {
+      const b = await running.bodies;
+      if (b === null || snapshotValidAt(b, now.getTime())) return b;
+    }
+    const bodies = this.overview.snapshot(projectId, now, archivedFlags).then((s) => {
+      if (!s) return null;
+      const b = overviewBodies(s);
+      this.cache.setBody(projectId, archivedFlags, b, token);
+      return b;
+    });
+    const entry = { token, at: now.getTime(), bodies };
+    this.inFlight.set(key, entry);
+    try {
+      return await bodies;
+    } finally {
+      if (this.inFlight.get(key) === entry) this.inFlight.delete(key);
+    }
   }
 
   private async accessOf(projectId: string, userId: number | null): Promise<OverviewAccess> {
