@@ -1,4 +1,4 @@
-import type { RowQueryable } from '@flaglens/persistence';
+import type { ReadPool, RowQueryable } from '@flaglens/persistence';
 import { averageTimeToProduction } from '../time-to-production/time-to-production.logic';
 
 /** Memberships and favourites, as the identity read model will provide them. */
@@ -175,9 +175,19 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
 /** The overview of one project, every field of api-spec 2.12, fresh at read time. */
 export class OverviewReadModel {
   constructor(
-    private readonly db: RowQueryable,
+    /** A read pool (then the statement is prepared once per connection, by name) or any row source. */
+    private readonly db: RowQueryable | ReadPool,
     private readonly access: ProjectAccessReader,
   ) {}
+
+  private async rows(projectId: string, now: Date, archivedFlags: boolean): Promise<OverviewRow[]> {
+    const values = [projectId, now.toISOString(), archivedFlags];
+    if ('pool' in this.db)
+      return (
+        await this.db.pool().query<OverviewRow>({ name: 'flaglens-overview', text: OVERVIEW_SQL, values })
+      ).rows;
+    return this.db.query(OVERVIEW_SQL, values);
+  }
 
   /**
    * The response body (keys in the reference's order), or null when the project does not exist.
@@ -199,11 +209,7 @@ export class OverviewReadModel {
 
   /** The caller-independent part of `overview` (favorite false), with the instant until which it is exact. */
   async snapshot(projectId: string, now: Date, archivedFlags = false): Promise<OverviewSnapshot | null> {
-    const rows: OverviewRow[] = await this.db.query(OVERVIEW_SQL, [
-      projectId,
-      now.toISOString(),
-      archivedFlags,
-    ]);
+    const rows = await this.rows(projectId, now, archivedFlags);
     const r = rows[0];
     if (!r) return null;
     const readAt = new Date(r.now_at);
