@@ -80,7 +80,9 @@ export async function withOverviewScope(
     );
     for (const row of r.rows) scope.projects.add(row.project);
   };
-  await flagProjects();
+  // only these can move a flag to another project (flag-state.logic.ts): otherwise before = after
+  if (events.some((e) => e.type === 'feature-created' || e.type === 'feature-project-change'))
+    await flagProjects();
   await apply();
   await flagProjects();
   let earliest = events[0]?.createdAt;
