@@ -1,10 +1,12 @@
 /**
- * Measures GET /api/admin/projects/{id}/overview on a simulated project of 5,000 flags and 200k events.
+ * Measures GET /api/admin/projects/{id}/overview on a simulated project of 5,000 flags and 200k events
+ * (BENCH_FLAGS, BENCH_EVENTS and BENCH_SECONDS change the size and the duration of each run).
  * Loads the history straight through the projections (event log + every projection, 5,000 events per
  * transaction, as the projector applies a batch; no Kafka in the loop), starts the api in-process, runs
  * autocannon at 10 and 50 connections for 15 s each, and prints EXPLAIN ANALYZE of the overview's queries.
  *
  *   npx ts-node -r tsconfig-paths/register --transpile-only scripts/bench-overview.ts
+ *   BENCH_FLAGS=200 BENCH_EVENTS=8000 npx ts-node -r tsconfig-paths/register --transpile-only scripts/bench-overview.ts
  */
 import type { PoolClient } from 'pg';
 import { Client } from 'pg';
@@ -18,7 +20,10 @@ import { META_MIGRATIONS, PROJECTION_MIGRATIONS } from '../migrations';
 import { createApiApp } from '../apps/api/src/main';
 
 const BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
-const NAME = 'flaglens_bench_overview';
+const FLAGS = Number(process.env.BENCH_FLAGS ?? 5000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
+const DURATION = process.env.BENCH_SECONDS ?? '15';
+const NAME = process.env.BENCH_DB ?? `flaglens_bench_overview_${FLAGS}`;
 const NOW = '2026-11-22T09:01:00Z';
 const withDb = (db: string) => Object.assign(new URL(BASE), { pathname: `/${db}` }).toString();
 
@@ -43,8 +48,8 @@ async function main(): Promise<void> {
   const events = generateHistory({
     seed: 42,
     projects: 1,
-    flagsPerProject: 5000,
-    events: 200_000,
+    flagsPerProject: FLAGS,
+    events: EVENTS,
     weeks: 26,
     end: NOW,
   });
@@ -67,7 +72,7 @@ async function main(): Promise<void> {
   console.log(
     `loaded ${events.length} events in ${loadMs} ms (${Math.round(events.length / (loadMs / 1000))} events/s)`,
   );
-  const plan = await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${OVERVIEW_SQL}`, ['default', NOW]);
+  const plan = await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${OVERVIEW_SQL}`, ['default', NOW, false]);
   console.log(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
   await runner.release();
   await ds.destroy();
@@ -96,7 +101,7 @@ async function main(): Promise<void> {
         '-c',
         String(connections),
         '-d',
-        '15',
+        DURATION,
         target,
       ],
       { maxBuffer: 64 * 1024 * 1024 },

@@ -203,4 +203,45 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     expect(release[0].lifetime_days).toBe(40);
     expect(stack.logs.join('')).toMatch(/flag never created/);
   });
+
+  it('shows a newly committed event of the project at once, even right after the overview was cached', async () => {
+    const path = '/api/admin/projects/default/overview';
+    const read = async () => (await httpGet(port, path, asAdmin)).json() as OverviewBody & { health: number };
+    const before = await read();
+    for (let i = 0; i < 5; i++) await read(); // cached now (the clock is pinned: it would never expire)
+    const event = {
+      id: 5000,
+      createdAt: new Date(Date.parse(PINNED) - 86_400_000).toISOString(),
+      type: 'feature-created',
+      createdBy: 'admin',
+      createdByUserId: 1,
+      environment: null,
+      project: 'default',
+      featureName: 'fresh.overview.flag',
+      data: { name: 'fresh.overview.flag', type: 'kill-switch', project: 'default' },
+      preData: null,
+      tags: null,
+    };
+    const file = join(tmpdir(), `overview-fresh-${process.pid}.ndjson`);
+    writeFileSync(file, JSON.stringify(event) + '\n');
+    const n = await stored();
+    await publish(file);
+    await waitFor('event committed', async () => (await stored()) === n + 1, {
+      intervalMs: 5,
+      timeoutMs: 60000,
+    });
+    // committed: the api answers with it as soon as the commit's notice has reached it (milliseconds)
+    const t0 = Date.now();
+    const after = (await waitFor(
+      'overview shows the new flag',
+      async () => {
+        const b = await read();
+        return b.stats.createdCurrentWindow === before.stats.createdCurrentWindow + 1 ? b : null;
+      },
+      { intervalMs: 5, timeoutMs: 5000 },
+    ))!;
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(after.stats.projectActivityCurrentWindow).toBe(before.stats.projectActivityCurrentWindow + 1);
+    expect(after.featureTypeCounts).toContainEqual({ type: 'kill-switch', count: expect.any(Number) });
+  });
 });

@@ -9,6 +9,7 @@ import { createDataSource } from '@flaglens/persistence';
 import { ProjectionReads } from './cache/projection-reads.service';
 import { ChangeListener } from './cache/change-listener.service';
 import { FlagEventsCache } from './cache/flag-events.cache';
+import { OverviewCache } from './cache/overview.cache';
 import { EventLogReadModel, IdentityReadModel, PersonalAccessTokens } from '@flaglens/projections';
 import { rowsVia } from '@flaglens/persistence';
 import { AdminAuthGuard } from './auth/admin-auth.guard';
@@ -77,6 +78,7 @@ const PROVIDERS = [
   ProjectionReads,
   ChangeListener,
   FlagEventsCache,
+  OverviewCache,
   {
     provide: IdentityReadModel,
     inject: [ProjectionReads],

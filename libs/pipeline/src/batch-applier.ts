@@ -7,6 +7,7 @@ import {
   encodeChanges,
   type Projection,
   type SourcedEvent,
+  withOverviewScope,
 } from '@flaglens/projections';
 import { storableText, type DeadLetter } from './classify-messages';
 
@@ -156,16 +157,31 @@ export class BatchApplier {
     isolate: boolean,
   ): Promise<{ stored: SourcedEvent[]; rejected: DeadLetter[] }> {
     const rejected: DeadLetter[] = [];
-    let stored: SourcedEvent[];
-    if (!isolate) {
-      stored = await appendEvents(c, accepted);
-    } else {
-      stored = [];
+    const stored: SourcedEvent[] = [];
+    const project = async (events: SourcedEvent[]) => {
+      // the other projections see each newly stored event of a known type once
+      const known = events.filter((s) => s.knownType);
+      if (known.length === 0) return;
+      for (const p of this.projections) {
+        await p.apply(c, known, { skipped: (id, reason) => this.onSkipped(p.name, id, reason) });
+      }
+    };
+    const appendAll = async () => {
+      if (!isolate) {
+        stored.push(...(await appendEvents(c, accepted)));
+        await project(stored);
+        return;
+      }
+      // event by event, the append and every projection under one savepoint: an event that any of them
+      // cannot store becomes a dead letter, its neighbours go on (projections are order- and
+      // batch-independent, so one at a time gives the same state)
       for (const s of accepted) {
         await c.query('SAVEPOINT one_event');
         try {
-          stored.push(...(await appendEvents(c, [s])));
+          const one = await appendEvents(c, [s]);
+          await project(one);
           await c.query('RELEASE SAVEPOINT one_event');
+          stored.push(...one);
         } catch (e) {
           await c.query('ROLLBACK TO SAVEPOINT one_event');
           if (!isDataError(e)) throw e;
@@ -181,18 +197,17 @@ export class BatchApplier {
           });
         }
       }
-    }
-    // the other projections see each newly stored event of a known type once
-    const known = stored.filter((s) => s.knownType);
-    if (known.length > 0) {
-      for (const p of this.projections) {
-        await p.apply(c, known, { skipped: (id, reason) => this.onSkipped(p.name, id, reason) });
-      }
-    }
+    };
+    // the projects whose overview this batch may change (the api's overview cache drops exactly those)
+    const projects = await withOverviewScope(
+      c,
+      accepted.map((s) => s.event),
+      appendAll,
+    );
     if (stored.length > 0) {
       // delivered to listeners when (and only if) this transaction commits
       const flags = stored.flatMap((s) => (s.event.featureName === null ? [] : [s.event.featureName]));
-      await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, encodeChanges(flags)]);
+      await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, encodeChanges(flags, projects)]);
     }
     return { stored, rejected };
   }

@@ -10,21 +10,32 @@ const MAX_PAYLOAD_BYTES = 7000;
 export interface Changes {
   /** Feature names whose event lists changed; `'*'` means anything may have changed. */
   flags: string[] | '*';
+  /**
+   * Projects whose overview may have changed; `'*'` means any project's. A payload without the field (an
+   * older projector) and any `flags: '*'` read as `'*'`.
+   */
+  projects: string[] | '*';
 }
 
-export function encodeChanges(flags: Iterable<string>): string {
-  const list = [...new Set(flags)];
-  const payload = JSON.stringify({ flags: list });
-  return Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES ? JSON.stringify({ flags: '*' }) : payload;
+export function encodeChanges(flags: Iterable<string>, projects: Iterable<string> | '*' = '*'): string {
+  const payload = JSON.stringify({
+    flags: [...new Set(flags)],
+    projects: projects === '*' ? '*' : [...new Set(projects)],
+  });
+  return Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES
+    ? JSON.stringify({ flags: '*', projects: '*' })
+    : payload;
 }
+
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === 'string');
 
 export function decodeChanges(payload: string | undefined): Changes {
   try {
-    const parsed = JSON.parse(payload ?? '') as { flags?: unknown };
-    if (Array.isArray(parsed.flags) && parsed.flags.every((f) => typeof f === 'string'))
-      return { flags: parsed.flags };
+    const parsed = JSON.parse(payload ?? '') as { flags?: unknown; projects?: unknown };
+    if (strings(parsed.flags))
+      return { flags: parsed.flags, projects: strings(parsed.projects) ? parsed.projects : '*' };
   } catch {
     // fall through: an unreadable notice invalidates everything
   }
-  return { flags: '*' };
+  return { flags: '*', projects: '*' };
 }

@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentUser } from '../auth/current-user.decorator';
-import { jsonBody, sendJson } from '../common/json-body';
+import { sendJson } from '../common/json-body';
 import { GetProjectOverviewQuery } from './get-project-overview.query';
 import { ProjectOverviewDoc } from './overview.docs';
 
@@ -43,7 +43,6 @@ export class OverviewController {
   ): Promise<void> {
     // the reference does not coerce the parameter: any non-empty string is truthy (semantics §3)
     const archivedFlags = typeof archived === 'string' ? archived !== '' : archived !== undefined;
-    const body = await this.queries.execute(new GetProjectOverviewQuery(projectId, userId, archivedFlags));
-    sendJson(res, jsonBody(JSON.stringify(body)));
+    sendJson(res, await this.queries.execute(new GetProjectOverviewQuery(projectId, userId, archivedFlags)));
   }
 }

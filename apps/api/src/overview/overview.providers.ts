@@ -1,5 +1,4 @@
 import { IdentityProjectAccessReader, IdentityReadModel, OverviewReadModel } from '@flaglens/projections';
-import { rowsVia } from '@flaglens/persistence';
 import { ProjectionReads } from '../cache/projection-reads.service';
 import { GetProjectOverviewHandler } from './get-project-overview.query';
 
@@ -8,7 +7,7 @@ export const OVERVIEW_PROVIDERS = [
     provide: OverviewReadModel,
     inject: [ProjectionReads, IdentityReadModel],
     useFactory: (reads: ProjectionReads, identity: IdentityReadModel) =>
-      new OverviewReadModel(rowsVia(reads), new IdentityProjectAccessReader(identity)),
+      new OverviewReadModel(reads, new IdentityProjectAccessReader(identity)),
   },
   GetProjectOverviewHandler,
 ];

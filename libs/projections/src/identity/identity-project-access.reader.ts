@@ -13,4 +13,8 @@ export class IdentityProjectAccessReader implements ProjectAccessReader {
     ]);
     return { members, membersAddedSince, favorite };
   }
+
+  favorite(projectId: string, userId: number): Promise<boolean> {
+    return this.identity.isFavoriteProject(userId, projectId);
+  }
 }

@@ -1,4 +1,4 @@
-import type { RowQueryable } from '@flaglens/persistence';
+import type { ReadPool, RowQueryable } from '@flaglens/persistence';
 import { averageTimeToProduction } from '../time-to-production/time-to-production.logic';
 
 /** Memberships and favourites, as the identity read model will provide them. */
@@ -13,6 +13,8 @@ export interface ProjectAccessSummary {
 
 export interface ProjectAccessReader {
   summary(projectId: string, userId: number | null, addedSince: Date): Promise<ProjectAccessSummary>;
+  /** The caller has favourited the project. */
+  favorite(projectId: string, userId: number): Promise<boolean>;
 }
 
 export const DAY_MS = 86_400_000;
@@ -55,7 +57,31 @@ interface OverviewRow {
   environments: Record<string, unknown>[] | null;
   onboarded: boolean;
   first_flag: string | null;
+  valid_until: number | null;
 }
+
+/** The caller-independent overview of one project at one instant, and how long it stays exact. */
+export interface OverviewSnapshot {
+  /** The body with `favorite: false`, keys in the reference's order (see `withFavorite`). */
+  body: Record<string, unknown>;
+  /** The clock instant it was computed for (epoch ms). */
+  at: number;
+  /**
+   * Epoch ms: every value of `body` is the same at any instant in [at, validUntil) (the next window edge,
+   * potentially-stale crossing or archive instant); null: at any instant from `at` on.
+   */
+  validUntil: number | null;
+}
+
+/** Whether a snapshot computed at `s.at` is still exactly the body at `now` (epoch ms). */
+export const snapshotValidAt = (s: Pick<OverviewSnapshot, 'at' | 'validUntil'>, now: number): boolean =>
+  now === s.at || (now > s.at && (s.validUntil === null || now < s.validUntil));
+
+/** The body of a snapshot for a caller (`favorite` in its place). */
+export const withFavorite = (body: Record<string, unknown>, favorite: boolean): Record<string, unknown> => ({
+  ...body,
+  favorite,
+});
 
 const ISO = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -87,7 +113,15 @@ WITH p AS (
          count(*) FILTER (WHERE archived_at IS NULL AND created_at >= w.c)::int AS created_current,
          count(*) FILTER (WHERE archived_at IS NULL AND created_at BETWEEN w.pw AND w.c)::int AS created_past,
          count(*) FILTER (WHERE archived_at >= w.c)::int AS archived_current,
-         count(*) FILTER (WHERE archived_at BETWEEN w.pw AND w.c)::int AS archived_past
+         count(*) FILTER (WHERE archived_at BETWEEN w.pw AND w.c)::int AS archived_past,
+         -- the next instants at which a time-dependent count can change (window edges, staleness crossings)
+         LEAST(min(created_at) FILTER (WHERE archived_at IS NULL AND created_at >= w.c) + interval '30 days',
+               min(created_at) FILTER (WHERE archived_at IS NULL AND created_at >= w.pw) + interval '60 days',
+               min(archived_at) FILTER (WHERE archived_at >= w.c) + interval '30 days',
+               min(archived_at) FILTER (WHERE archived_at >= w.pw) + interval '60 days',
+               min(created_at + lifetime_days * interval '24 hours')
+                 FILTER (WHERE archived_at IS NULL AND NOT stale AND lifetime_days IS NOT NULL
+                           AND created_at + lifetime_days * interval '24 hours' > w.now_at)) AS flags_edge
     FROM f, w
 )
 SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.naming_pattern, p.naming_example,
@@ -124,15 +158,36 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
                     AND (e.created_at IS NULL OR e.created_at <= p.created)))) AS environments,
        (EXISTS (SELECT 1 FROM f JOIN flag_sdk_usage u ON u.feature_name = f.name)
         OR EXISTS (SELECT 1 FROM project_sdk_usage s WHERE s.project = $1)) AS onboarded,
-       (SELECT name FROM f WHERE archived_at IS NULL ORDER BY created_at, name COLLATE "C" LIMIT 1) AS first_flag
+       (SELECT name FROM f WHERE archived_at IS NULL ORDER BY created_at, name COLLATE "C" LIMIT 1) AS first_flag,
+       -- an archived project is frozen at its archive instant; otherwise the earliest change ahead (ms, floored)
+       CASE WHEN p.archived_at <= $2::timestamptz THEN NULL
+            ELSE floor(extract(epoch FROM LEAST(
+                   p.archived_at, agg.flags_edge,
+                   (SELECT min(a.created_at) FROM project_activity a WHERE a.project = $1 AND a.created_at >= w.c)
+                     + interval '30 days',
+                   (SELECT min(a.created_at) FROM project_activity a WHERE a.project = $1 AND a.created_at >= w.pw)
+                     + interval '60 days',
+                   (SELECT min(m.created_at) FROM identity_project_members m
+                     WHERE m.project = $1 AND m.created_at >= w.now_at - interval '720 hours')
+                     + interval '720 hours')) * 1000)::float8 END AS valid_until
   FROM p, w, agg`;
 
 /** The overview of one project, every field of api-spec 2.12, fresh at read time. */
 export class OverviewReadModel {
   constructor(
-    private readonly db: RowQueryable,
+    /** A read pool (then the statement is prepared once per connection, by name) or any row source. */
+    private readonly db: RowQueryable | ReadPool,
     private readonly access: ProjectAccessReader,
   ) {}
+
+  private async rows(projectId: string, now: Date, archivedFlags: boolean): Promise<OverviewRow[]> {
+    const values = [projectId, now.toISOString(), archivedFlags];
+    if ('pool' in this.db)
+      return (
+        await this.db.pool().query<OverviewRow>({ name: 'flaglens-overview', text: OVERVIEW_SQL, values })
+      ).rows;
+    return this.db.query(OVERVIEW_SQL, values);
+  }
 
   /**
    * The response body (keys in the reference's order), or null when the project does not exist.
@@ -145,21 +200,26 @@ export class OverviewReadModel {
     userId: number | null,
     archivedFlags = false,
   ): Promise<Record<string, unknown> | null> {
-    const rows: OverviewRow[] = await this.db.query(OVERVIEW_SQL, [
-      projectId,
-      now.toISOString(),
-      archivedFlags,
+    const [snapshot, favorite] = await Promise.all([
+      this.snapshot(projectId, now, archivedFlags),
+      userId === null ? false : this.access.favorite(projectId, userId),
     ]);
+    return snapshot && withFavorite(snapshot.body, favorite);
+  }
+
+  /** The caller-independent part of `overview` (favorite false), with the instant until which it is exact. */
+  async snapshot(projectId: string, now: Date, archivedFlags = false): Promise<OverviewSnapshot | null> {
+    const rows = await this.rows(projectId, now, archivedFlags);
     const r = rows[0];
     if (!r) return null;
     const readAt = new Date(r.now_at);
-    const access = await this.access.summary(projectId, userId, statsWindows(readAt).current);
+    const access = await this.access.summary(projectId, null, statsWindows(readAt).current);
     const onboardingStatus = r.onboarded
       ? { status: 'onboarded' }
       : r.first_flag !== null
         ? { status: 'first-flag-created', feature: r.first_flag }
         : { status: 'onboarding-started' };
-    return {
+    const body = {
       stats: {
         avgTimeToProdCurrentWindow: averageTimeToProduction(r.prod_days ?? []),
         createdCurrentWindow: r.created_current,
@@ -181,7 +241,7 @@ export class OverviewReadModel {
       },
       defaultStickiness: r.default_stickiness,
       health: healthRating(r.total, r.stale, r.potentially_stale),
-      favorite: access.favorite,
+      favorite: false,
       updatedAt: r.updated_at,
       ...(r.archived_at !== null ? { archivedAt: r.archived_at } : {}),
       createdAt: r.created_at,
@@ -191,5 +251,6 @@ export class OverviewReadModel {
       members: access.members,
       version: 1,
     };
+    return { body, at: now.getTime(), validUntil: r.valid_until };
   }
 }

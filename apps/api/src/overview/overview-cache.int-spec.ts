@@ -1,0 +1,215 @@
+import type { PoolClient } from 'pg';
+import type { DataSource } from 'typeorm';
+import type { FlagEvent } from '@flaglens/contract';
+import { AppConfig, Clock } from '@flaglens/config';
+import { createDataSource, searchPathOption } from '@flaglens/persistence';
+import {
+  allProjections,
+  appendEvents,
+  generateHistory,
+  IdentityProjectAccessReader,
+  IdentityReadModel,
+  OverviewReadModel,
+  type Changes,
+} from '@flaglens/projections';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import type { ChangeHandler, ChangeListener } from '../cache/change-listener.service';
+import type { ProjectionReads } from '../cache/projection-reads.service';
+import { OverviewCache } from '../cache/overview.cache';
+import { GetProjectOverviewHandler, GetProjectOverviewQuery } from './get-project-overview.query';
+
+const DAY = 86_400_000;
+
+class MovableClock extends Clock {
+  constructor(public t: number) {
+    super();
+  }
+  now(): Date {
+    return new Date(this.t);
+  }
+}
+
+async function apply(ds: DataSource, events: FlagEvent[]): Promise<void> {
+  const runner = ds.createQueryRunner();
+  const c = (await runner.connect()) as PoolClient;
+  try {
+    await c.query('BEGIN');
+    const stored = await appendEvents(
+      c,
+      events.map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
+    );
+    for (const p of allProjections()) await p.apply(c, stored, { skipped: () => undefined });
+    await c.query('COMMIT');
+  } finally {
+    await runner.release();
+  }
+}
+
+const ev = (id: number, at: number, type: string, o: Partial<FlagEvent> = {}): FlagEvent => ({
+  id,
+  createdAt: new Date(at).toISOString(),
+  type,
+  createdBy: 'admin',
+  createdByUserId: 1,
+  environment: null,
+  project: null,
+  featureName: null,
+  data: null,
+  preData: null,
+  tags: null,
+  ...o,
+});
+
+describe('overview cache: exactly fresh across window edges and commits (real Postgres)', () => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let model: OverviewReadModel;
+  /** A second instance for fresh computations, so the spy on `model` counts the handler's only. */
+  let reference: OverviewReadModel;
+  let identity: IdentityReadModel;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('overview_cache');
+    ds = await createDataSource({
+      url: db.url,
+      poolSize: 4,
+      applicationName: 't',
+      options: searchPathOption('flaglens_v1'),
+    }).initialize();
+    identity = new IdentityReadModel(ds);
+    model = new OverviewReadModel(ds, new IdentityProjectAccessReader(identity));
+    reference = new OverviewReadModel(ds, new IdentityProjectAccessReader(identity));
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+  });
+
+  const fresh = async (project: string, at: number, userId: number | null = null) =>
+    JSON.stringify(await reference.overview(project, new Date(at), userId));
+
+  it('a snapshot is exactly the fresh overview at every instant of [at, validUntil), on a generated history', async () => {
+    const END = Date.parse('2026-11-22T09:00:00.000Z');
+    await apply(
+      ds,
+      generateHistory({
+        seed: 11,
+        projects: 3,
+        flagsPerProject: 30,
+        events: 2000,
+        weeks: 12,
+        end: new Date(END).toISOString(),
+      }),
+    );
+    let edges = 0;
+    let real = 0;
+    for (const project of ['default', 'sim-project-1', 'sim-project-2']) {
+      let now = END - 100 * DAY;
+      for (let step = 0; step < 12 && now < END + 120 * DAY; step++) {
+        const s = (await model.snapshot(project, new Date(now)))!;
+        const body = JSON.stringify(s.body);
+        expect(JSON.stringify((await model.snapshot(project, new Date(now)))!.body)).toBe(body);
+        if (s.validUntil === null) break;
+        expect(s.validUntil).toBeGreaterThanOrEqual(s.at);
+        const last = Math.max(s.at, s.validUntil - 1);
+        for (const t of [last, Math.floor((s.at + last) / 2), s.at + 1].filter((x) => x <= last))
+          expect({ t, body: JSON.stringify((await model.snapshot(project, new Date(t)))!.body) }).toEqual({
+            t,
+            body,
+          });
+        edges++;
+        // the edge is a real change (at the edge itself or right after it) for most edges
+        const at = JSON.stringify((await model.snapshot(project, new Date(s.validUntil)))!.body);
+        const after = JSON.stringify((await model.snapshot(project, new Date(s.validUntil + 1)))!.body);
+        if (at !== body || after !== body) real++;
+        now = Math.max(s.validUntil, s.at + 1);
+      }
+    }
+    expect(edges).toBeGreaterThan(10);
+    expect(real).toBeGreaterThan(edges / 2);
+  });
+
+  it('serves the cached body until the clock crosses a window edge, then the fresh one; drops on commits', async () => {
+    const T = Date.parse('2026-06-01T12:00:00.000Z');
+    await apply(ds, [
+      ev(900001, T - 100 * DAY, 'project-created', { project: 'edge', data: { id: 'edge', name: 'Edge' } }),
+      ev(900002, T, 'feature-created', {
+        project: 'edge',
+        featureName: 'edge-f1',
+        data: { name: 'edge-f1', type: 'release', project: 'edge' },
+      }),
+    ]);
+    const handlers: ChangeHandler[] = [];
+    const listener = {
+      enabled: true,
+      listening: true,
+      subscribe: (h: ChangeHandler) => handlers.push(h),
+    } as unknown as ChangeListener;
+    const reads = { schema: 'flaglens_v1' } as unknown as ProjectionReads;
+    const cache = new OverviewCache({ API_CACHE_MB: 8 } as AppConfig, listener, reads);
+    const clock = new MovableClock(T + 30 * DAY - 3_600_000);
+    const handler = new GetProjectOverviewHandler(model, identity, clock, cache);
+    const computed = jest.spyOn(model, 'snapshot');
+    const get = async (userId: number | null = null) =>
+      (await handler.execute(new GetProjectOverviewQuery('edge', userId))).bytes.toString();
+    const notify = (c: Changes) => handlers.forEach((h) => h(c));
+
+    const first = await get();
+    expect(first).toBe(await fresh('edge', clock.t));
+    expect(JSON.parse(first).stats).toMatchObject({ createdCurrentWindow: 1, createdPastWindow: 0 });
+    computed.mockClear();
+    expect(await get()).toBe(first);
+    expect(await get(1)).toBe(await fresh('edge', clock.t, 1));
+    expect(computed).not.toHaveBeenCalled();
+
+    // the last millisecond before the edge: still the cached body, and it is the fresh one
+    clock.t = T + 30 * DAY - 1;
+    expect(await get()).toBe(await fresh('edge', clock.t));
+    expect(computed).not.toHaveBeenCalled();
+
+    // at now − 30 d = createdAt the flag is in both windows (inclusive edges): recomputed
+    clock.t = T + 30 * DAY;
+    const atEdge = await get();
+    expect(computed).toHaveBeenCalledTimes(1);
+    expect(atEdge).toBe(await fresh('edge', clock.t));
+    expect(JSON.parse(atEdge).stats).toMatchObject({ createdCurrentWindow: 1, createdPastWindow: 1 });
+
+    clock.t = T + 30 * DAY + 1;
+    const past = await get();
+    expect(past).toBe(await fresh('edge', clock.t));
+    expect(JSON.parse(past).stats).toMatchObject({ createdCurrentWindow: 0, createdPastWindow: 1 });
+    computed.mockClear();
+    expect(await get()).toBe(past);
+    expect(computed).not.toHaveBeenCalled();
+
+    // a clock moved back is never served a later snapshot
+    clock.t = T + 30 * DAY - 1;
+    expect(await get()).toBe(first);
+    expect(computed).toHaveBeenCalledTimes(1);
+    clock.t = T + 30 * DAY + 1;
+    await get();
+
+    // a commit of another project keeps the entry; one of this project drops it
+    await apply(ds, [
+      ev(900003, T + 30 * DAY, 'feature-updated', { project: 'edge', featureName: 'edge-f1' }),
+    ]);
+    computed.mockClear();
+    notify({ flags: [], projects: ['other'] });
+    expect(await get()).toBe(past);
+    expect(computed).not.toHaveBeenCalled();
+    notify({ flags: ['edge-f1'], projects: ['edge'] });
+    const after = await get();
+    expect(computed).toHaveBeenCalledTimes(1);
+    expect(after).toBe(await fresh('edge', clock.t));
+    expect(JSON.parse(after).stats.projectActivityCurrentWindow).toBe(
+      JSON.parse(past).stats.projectActivityCurrentWindow + 1,
+    );
+
+    // not listening: never served from the cache
+    computed.mockClear();
+    (listener as { listening: boolean }).listening = false;
+    await get();
+    await get();
+    expect(computed).toHaveBeenCalledTimes(2);
+  });
+});
