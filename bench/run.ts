@@ -378,7 +378,27 @@ async function main(): Promise<void> {
       }
     }
 
-    // rebuild of the same history, by the operator command (compiled), while the api and projector run
+    // rebuild of the same history, by the operator command (compiled), while the api and projector run and
+    // the api is under read load (50 connections on a flag's event list and a project's overview)
+    const before = await Promise.all(
+      ['/api/admin/events/flag-7', '/api/admin/projects/bulk-0/overview'].map((p) =>
+        httpGet(port, p, headers),
+      ),
+    );
+    const underLoad = [
+      autocannon({
+        url: `http://127.0.0.1:${port}/api/admin/events/flag-7`,
+        headers,
+        connections: 25,
+        duration: 600,
+      }),
+      autocannon({
+        url: `http://127.0.0.1:${port}/api/admin/projects/bulk-0/overview`,
+        headers,
+        connections: 25,
+        duration: 600,
+      }),
+    ];
     const rb0 = Date.now();
     const rebuild = spawn(
       process.execPath,
@@ -389,7 +409,15 @@ async function main(): Promise<void> {
     let out = '';
     rebuild.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     const code = await new Promise<number | null>((r) => rebuild.once('exit', r));
+    for (const run of underLoad) (run as unknown as { stop(): void }).stop();
+    const loads = await Promise.all(underLoad);
     if (code !== 0) throw new Error(`rebuild exited with ${code}: ${out}`);
+    await sleep(6000); // the api follows the switch within its 5 s check at the latest
+    const after = await Promise.all(
+      ['/api/admin/events/flag-7', '/api/admin/projects/bulk-0/overview'].map((p) =>
+        httpGet(port, p, headers),
+      ),
+    );
     const rb = JSON.parse(out.trim().split('\n').pop()!) as {
       events: number;
       seconds: number;
@@ -399,6 +427,9 @@ async function main(): Promise<void> {
       events: rb.events,
       seconds: rb.seconds,
       processSeconds: (Date.now() - rb0) / 1000,
+      readsDuring: loads.reduce((n, l) => n + l.requests.total, 0),
+      failedReadsDuring: loads.reduce((n, l) => n + l.non2xx + l.errors + l.timeouts, 0),
+      identicalAfter: before.every((b, i) => b.text === after[i].text) ? 1 : 0,
       eventsPerSec: Math.round(rb.events / rb.seconds),
       switched: rb.switched ? 1 : 0,
       peakRssMb: rebuildPeak(),
@@ -544,6 +575,7 @@ function summary(r: Result, compareWith?: string): string {
     `| ingest / ceiling | ${r.ingest.ratio} | ≥ 0.5: ${met(r.ingest.ratio >= 0.5)} |`,
     `| projector peak RSS | ${r.ingest.projectorPeakRssMb} MB | ≤ 300 MB: ${met(r.ingest.projectorPeakRssMb <= 300)} |`,
     `| rebuild of ${r.rebuild.events} events | ${r.rebuild.seconds?.toFixed(1)} s, ${r.rebuild.eventsPerSec}/s, peak RSS ${r.rebuild.peakRssMb} MB | 1M ≤ 60 s: ${r.quick ? 'n/a' : met(r.rebuild.seconds <= 60)} |`,
+    `| reads during the rebuild (50 connections) | ${r.rebuild.readsDuring} requests, ${r.rebuild.failedReadsDuring} failed; answers after the switch identical: ${r.rebuild.identicalAfter ? 'yes' : 'NO'} | 0 failed, identical: ${met(r.rebuild.failedReadsDuring === 0 && r.rebuild.identicalAfter === 1)} |`,
     `| freshness at ${r.freshness.rate} events/s (p50, p99) | ${r.freshness.p50Ms} ms, ${r.freshness.p99Ms} ms | p99 ≤ 250 ms: ${met(r.freshness.p99Ms <= 250)} |`,
     ...r.reads.map((x) =>
       x.skipped

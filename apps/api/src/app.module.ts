@@ -9,6 +9,7 @@ import { createDataSource } from '@flaglens/persistence';
 import { ProjectionReads } from './cache/projection-reads.service';
 import { ChangeListener } from './cache/change-listener.service';
 import { FlagEventsCache } from './cache/flag-events.cache';
+import { IdentityCache } from './cache/identity.cache';
 import { OverviewCache } from './cache/overview.cache';
 import { EventLogReadModel, IdentityReadModel, PersonalAccessTokens } from '@flaglens/projections';
 import { rowsVia } from '@flaglens/persistence';
@@ -78,6 +79,7 @@ const PROVIDERS = [
   ProjectionReads,
   ChangeListener,
   FlagEventsCache,
+  IdentityCache,
   OverviewCache,
   {
     provide: IdentityReadModel,

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
-import { PersonalAccessTokens, tokenFromHeader } from '@flaglens/projections';
+import { hashTokenSecret, PersonalAccessTokens, tokenFromHeader } from '@flaglens/projections';
+import { IdentityCache } from '../cache/identity.cache';
 import { authenticationRequired, unauthorized } from '../common/unleash-errors';
 import { AuthenticatedRequest, AUTH_OFF_USER_ID } from './current-user.decorator';
 
@@ -22,6 +23,7 @@ export class AdminAuthGuard implements CanActivate {
   constructor(
     private readonly config: AppConfig,
     private readonly tokens: PersonalAccessTokens,
+    private readonly cache: IdentityCache,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -37,7 +39,11 @@ export class AdminAuthGuard implements CanActivate {
     if (header === undefined || header === '') throw authenticationRequired();
     const token = tokenFromHeader(header);
     if (token === null) throw unauthorized();
-    const userId = await this.tokens.authenticate(token, new Date());
+    // keyed by the secret's hash, never the secret; an expiring token is kept no longer than it is valid
+    const userId = await this.cache.get(`token:${hashTokenSecret(token).toString('base64')}`, async () => {
+      const found = await this.tokens.authenticateUntil(token, new Date());
+      return found && { value: found.userId, until: found.expiresAt?.getTime() };
+    });
     if (userId === null) throw unauthorized();
     req.flaglensUserId = userId;
     return true;

@@ -1,7 +1,20 @@
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import { EventLogReadModel, IdentityReadModel } from '@flaglens/projections';
 import { FlagEventsCache } from '../cache/flag-events.cache';
+import { IdentityCache } from '../cache/identity.cache';
 import { jsonBody, type JsonBody } from '../common/json-body';
+
+/** The private projects the caller may not see, cached until identity changes. */
+async function hiddenProjectsOf(
+  cache: IdentityCache,
+  identity: IdentityReadModel,
+  userId: number,
+): Promise<string[]> {
+  return (
+    (await cache.get(`hidden:${userId}`, async () => ({ value: await identity.hiddenProjects(userId) }))) ??
+    []
+  );
+}
 
 /** The serialised body of GET /api/admin/events/{featureName}. */
 export class GetFlagEventsQuery extends Query<JsonBody> {
@@ -20,10 +33,11 @@ export class GetFlagEventsHandler implements IQueryHandler<GetFlagEventsQuery, J
     private readonly events: EventLogReadModel,
     private readonly identity: IdentityReadModel,
     private readonly cache: FlagEventsCache,
+    private readonly identityCache: IdentityCache,
   ) {}
 
   async execute({ featureName, userId }: GetFlagEventsQuery): Promise<JsonBody> {
-    const hidden = await this.identity.hiddenProjects(userId);
+    const hidden = await hiddenProjectsOf(this.identityCache, this.identity, userId);
     // the cache holds the full list, for callers who may see every project (admins, or no private project)
     const cached = hidden.length === 0 ? this.cache.get(featureName) : undefined;
     if (cached !== undefined) return cached;

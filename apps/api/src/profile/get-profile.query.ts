@@ -1,5 +1,6 @@
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import { IdentityReadModel } from '@flaglens/projections';
+import { IdentityCache } from '../cache/identity.cache';
 
 /** The serialised body of GET /api/admin/user/profile for one user. */
 export class GetProfileQuery extends Query<string> {
@@ -10,9 +11,16 @@ export class GetProfileQuery extends Query<string> {
 
 @QueryHandler(GetProfileQuery)
 export class GetProfileHandler implements IQueryHandler<GetProfileQuery, string> {
-  constructor(private readonly identity: IdentityReadModel) {}
+  constructor(
+    private readonly identity: IdentityReadModel,
+    private readonly cache: IdentityCache,
+  ) {}
 
   async execute({ userId }: GetProfileQuery): Promise<string> {
+    return (await this.cache.get(`profile:${userId}`, async () => ({ value: await this.render(userId) })))!;
+  }
+
+  private async render(userId: number): Promise<string> {
     const p = await this.identity.profile(userId);
     // key order of the reference: projects, rootRole, subscriptions, features
     return JSON.stringify({

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RowQueryable } from '@flaglens/persistence';
+import { CHANGE_CHANNEL } from '../change-feed';
 
 /**
  * Personal access tokens, in the reference's header form `Authorization: user:<secret>` (optionally
@@ -49,9 +50,17 @@ export class PersonalAccessTokens {
    * deleted and not a system user (reference: activeAccounts). Null otherwise.
    */
   async authenticate(secret: string, now: Date): Promise<number | null> {
+    return (await this.authenticateUntil(secret, now))?.userId ?? null;
+  }
+
+  /** As `authenticate`, with the token's expiry (so a cache of the answer never outlives it). */
+  async authenticateUntil(
+    secret: string,
+    now: Date,
+  ): Promise<{ userId: number; expiresAt: Date | null } | null> {
     const hash = hashTokenSecret(secret);
-    const rows: { user_id: number; secret_hash: Buffer }[] = await this.db.query(
-      `SELECT t.user_id::int AS user_id, t.secret_hash FROM personal_access_tokens t
+    const rows: { user_id: number; secret_hash: Buffer; expires_at: Date | null }[] = await this.db.query(
+      `SELECT t.user_id::int AS user_id, t.secret_hash, t.expires_at FROM personal_access_tokens t
          JOIN identity_users u ON u.id = t.user_id AND NOT u.deleted AND NOT u.is_system
         WHERE t.secret_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)`,
       [hash, now],
@@ -59,7 +68,7 @@ export class PersonalAccessTokens {
     const row = rows[0];
     if (!row || row.secret_hash.length !== hash.length || !timingSafeEqual(row.secret_hash, hash))
       return null;
-    return row.user_id;
+    return { userId: row.user_id, expiresAt: row.expires_at };
   }
 
   /** Issues a token; returns the secret (shown once, never stored) and the token's id. */
@@ -89,8 +98,10 @@ export class PersonalAccessTokens {
   /** Revokes a token; false when there is no such (unrevoked) token. */
   async revoke(id: number): Promise<boolean> {
     const rows: unknown[] = await this.db.query(
-      `UPDATE personal_access_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id`,
-      [id],
+      `WITH r AS (UPDATE personal_access_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id)
+       SELECT id, pg_notify($2, $3) FROM r`,
+      // api instances drop what they cached about callers (the notice goes out when this commits)
+      [id, CHANGE_CHANNEL, JSON.stringify({ flags: [], projects: '*', identity: true })],
     );
     return rows.length > 0;
   }
