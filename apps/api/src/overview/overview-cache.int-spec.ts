@@ -1,3 +1,4 @@
+import { testEvent } from '../../../../libs/projections/src/testing-events';
 import type { PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { FlagEvent } from '@flaglens/contract';
@@ -45,20 +46,8 @@ async function apply(ds: DataSource, events: FlagEvent[]): Promise<void> {
   }
 }
 
-const ev = (id: number, at: number, type: string, o: Partial<FlagEvent> = {}): FlagEvent => ({
-  id,
-  createdAt: new Date(at).toISOString(),
-  type,
-  createdBy: 'admin',
-  createdByUserId: 1,
-  environment: null,
-  project: null,
-  featureName: null,
-  data: null,
-  preData: null,
-  tags: null,
-  ...o,
-});
+const ev = (id: number, at: number, type: string, o: Partial<FlagEvent> = {}): FlagEvent =>
+  testEvent(id, type, { createdAt: new Date(at).toISOString(), ...o });
 
 describe('overview cache: exactly fresh across window edges and commits (real Postgres)', () => {
   let db: TestDatabase;

@@ -1,3 +1,4 @@
+import { testEvent } from '../testing-events';
 import type { PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { FlagEvent } from '@flaglens/contract';
@@ -52,20 +53,8 @@ function interleave(events: FlagEvent[], seed: number): FlagEvent[][] {
 
 /** A hand-written history: 2024-12-30 … 2026-01-01 (53 ISO weeks), expectations computed by hand below. */
 let nextId = 1;
-const ev = (at: string, type: string, o: Partial<FlagEvent> = {}): FlagEvent => ({
-  id: nextId++,
-  createdAt: at,
-  type,
-  createdBy: 'admin',
-  createdByUserId: 1,
-  environment: null,
-  project: null,
-  featureName: null,
-  data: null,
-  preData: null,
-  tags: null,
-  ...o,
-});
+const ev = (at: string, type: string, o: Partial<FlagEvent> = {}): FlagEvent =>
+  testEvent(nextId++, type, { createdAt: at, ...o });
 const HAND: FlagEvent[] = [
   ev('2024-12-30T10:00:00.000Z', 'project-created', {
     project: 'alpha',
