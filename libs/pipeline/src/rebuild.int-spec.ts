@@ -3,14 +3,9 @@ import type { Kafka } from 'kafkajs';
 import { Client } from 'pg';
 import { loadConfig } from '@flaglens/config';
 import { eventKey } from '@flaglens/contract';
-import { ActiveVersionPool, rowsVia } from '@flaglens/persistence';
-import {
-  EventLogReadModel,
-  generateHistory,
-  IdentityProjectAccessReader,
-  IdentityReadModel,
-  OverviewReadModel,
-} from '@flaglens/projections';
+import { ActiveVersionPool } from '@flaglens/persistence';
+import { EventLogReadModel, generateHistory } from '@flaglens/projections';
+import { allAnswers } from '../../../test/support/answers';
 import { createProjectorApp } from '../../../apps/projector/src/main';
 import { PROJECTION_MIGRATIONS } from '../../../migrations';
 import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
@@ -56,18 +51,8 @@ describe('rebuild with zero read downtime', () => {
     });
 
   /** Every endpoint's answer for every flag, project and user, as the api builds them. */
-  async function answers(): Promise<Map<string, string>> {
-    await reads.refresh();
-    const events = new EventLogReadModel(reads);
-    const identity = new IdentityReadModel(rowsVia(reads));
-    const overview = new OverviewReadModel(rowsVia(reads), new IdentityProjectAccessReader(identity));
-    const out = new Map<string, string>();
-    for (const f of flags) out.set(`events:${f}`, JSON.stringify(await events.eventsOfFlag(f)));
-    for (const p of ['default', ...projects])
-      out.set(`overview:${p}`, JSON.stringify(await overview.overview(p, NOW, 1)));
-    for (const u of [1, 2, 3, 5, 8]) out.set(`profile:${u}`, JSON.stringify(await identity.profile(u)));
-    return out;
-  }
+  const answers = () =>
+    allAnswers(reads, { flags, projects: ['default', ...projects], users: [1, 2, 3, 5, 8], now: NOW });
 
   async function liveLagZero(): Promise<boolean> {
     const marks = await kafka.admin();
