@@ -1,3 +1,5 @@
+import type { FlagEvent } from '@flaglens/contract';
+import { testEvent } from '../libs/projections/src/testing-events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,19 +118,8 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
   it('keeps projecting through valid but inconsistent events, whatever their order', async () => {
     const base = Date.parse('2026-11-20T10:00:00Z');
     let id = 1000;
-    const ev = (o: Record<string, unknown>, minutes: number) => ({
-      id: ++id,
-      createdAt: new Date(base + minutes * 60_000).toISOString(),
-      createdBy: 'admin',
-      createdByUserId: 1,
-      environment: null,
-      project: null,
-      featureName: null,
-      data: null,
-      preData: null,
-      tags: null,
-      ...o,
-    });
+    const ev = (o: Partial<FlagEvent> & { type: string }, minutes: number) =>
+      testEvent(++id, o.type, { createdAt: new Date(base + minutes * 60_000).toISOString(), ...o });
     const lines = [
       // a flag in a project created only later (its events come first: another key)
       ev(

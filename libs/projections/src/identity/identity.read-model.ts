@@ -62,8 +62,14 @@ export class IdentityReadModel {
    * reference's NULL row, counted by its `count(*)`).
    */
   async countProjectMembers(projectId: string): Promise<number> {
+    return this.countMembers(projectId, null);
+  }
+
+  /** Members counted as §3.5 says, only from membership rows created at or after `since` when given. */
+  private async countMembers(projectId: string, since: Date | null): Promise<number> {
     const rows: { n: number }[] = await this.db.query(
-      `WITH m AS (SELECT * FROM identity_project_members WHERE project = $1),
+      `WITH m AS (SELECT * FROM identity_project_members
+                   WHERE project = $1 AND ($2::timestamptz IS NULL OR created_at >= $2)),
        direct AS (
          SELECT m.principal_id AS user_id FROM m
            LEFT JOIN identity_users u ON u.id = m.principal_id
@@ -79,7 +85,7 @@ export class IdentityReadModel {
        via AS (SELECT grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)
        SELECT ((SELECT count(*) FROM (SELECT user_id FROM direct UNION SELECT user_id FROM via WHERE user_id IS NOT NULL) x)
              + (CASE WHEN EXISTS (SELECT 1 FROM via WHERE user_id IS NULL) THEN 1 ELSE 0 END))::int AS n`,
-      [projectId],
+      [projectId, since],
     );
     return rows[0]?.n ?? 0;
   }
@@ -145,26 +151,7 @@ export class IdentityReadModel {
    * empty such group.
    */
   async countProjectMembersAddedSince(projectId: string, since: Date): Promise<number> {
-    const rows: { n: number }[] = await this.db.query(
-      `WITH m AS (SELECT * FROM identity_project_members WHERE project = $1 AND created_at >= $2),
-       direct AS (
-         SELECT m.principal_id AS user_id FROM m
-           LEFT JOIN identity_users u ON u.id = m.principal_id
-           LEFT JOIN ${ROLE_OF_MEMBER}
-          WHERE m.principal_kind = 'user' AND NOT COALESCE(u.deleted, false) AND r.type IS DISTINCT FROM 'root'),
-       grp AS (
-         SELECT DISTINCT m.principal_id AS group_id FROM m
-           LEFT JOIN identity_groups g ON g.id = m.principal_id
-          WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
-       live AS (
-         SELECT gu.group_id, gu.user_id FROM identity_group_users gu
-           LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
-       via AS (SELECT grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)
-       SELECT ((SELECT count(*) FROM (SELECT user_id FROM direct UNION SELECT user_id FROM via WHERE user_id IS NOT NULL) x)
-             + (CASE WHEN EXISTS (SELECT 1 FROM via WHERE user_id IS NULL) THEN 1 ELSE 0 END))::int AS n`,
-      [projectId, since],
-    );
-    return rows[0]?.n ?? 0;
+    return this.countMembers(projectId, since);
   }
 
   /** A user by id, username or e-mail (case-insensitive), for the token CLI. Deleted users excluded. */
