@@ -72,6 +72,7 @@ const PROVIDERS = [
           metrics.projectionSkips.inc({ projection });
           log.warn({ msg: `${projection}: event ${id} not applied: ${reason}`, projection, eventId: id });
         },
+        (stage, seconds) => metrics.stageSeconds.inc({ stage }, seconds),
       );
     },
   },

@@ -16,6 +16,8 @@ export const METRIC = {
   deadLetters: 'flaglens_dead_letters_total',
   batchSize: 'flaglens_projector_batch_size_events',
   batchDuration: 'flaglens_projector_batch_duration_seconds',
+  /** Seconds spent per stage of the batches (event log, each projection, offsets, commit): where ingest goes. */
+  stageSeconds: 'flaglens_projector_stage_seconds_total',
   /** Transient Postgres failures retried (a batch, or a position load). */
   transactionRetries: 'flaglens_projector_transaction_retries_total',
   /** Projections that skipped an event (bad data for that projection, the event is still stored). */
@@ -33,6 +35,7 @@ export const LABEL = {
   outcome: 'outcome',
   reason: 'reason',
   projection: 'projection',
+  stage: 'stage',
   version: 'version',
   method: 'method',
   route: 'route',

@@ -58,6 +58,7 @@ export class ProjectorMetrics {
   readonly deadLetters: Counter;
   readonly batchSize: Histogram;
   readonly batchDuration: Histogram;
+  readonly stageSeconds: Counter;
   readonly transactionRetries: Counter;
   readonly projectionSkips: Counter;
 
@@ -104,6 +105,12 @@ export class ProjectorMetrics {
       name: METRIC.batchDuration,
       help: 'Time to apply one batch: its Postgres transaction, retries included',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.stageSeconds = new Counter({
+      name: METRIC.stageSeconds,
+      help: 'Seconds spent in each stage of the batch transactions (event-log, each projection, offsets, commit)',
+      labelNames: [LABEL.stage],
       registers,
     });
     this.transactionRetries = new Counter({

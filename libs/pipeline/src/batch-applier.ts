@@ -74,7 +74,20 @@ export class BatchApplier {
     private readonly projections: Projection[] = [],
     private readonly onSkipped: (projection: string, eventId: number, reason: string) => void = () =>
       undefined,
+    /** Time spent per stage of a batch (`event-log`, each projection, `offsets`, …): where ingest time goes. */
+    private readonly onStage?: (stage: string, seconds: number) => void,
   ) {}
+
+  /** Runs `fn`, reporting its duration under `stage` when someone listens. */
+  private async timed<T>(stage: string, fn: () => Promise<T>): Promise<T> {
+    if (!this.onStage) return fn();
+    const t0 = process.hrtime.bigint();
+    try {
+      return await fn();
+    } finally {
+      this.onStage(stage, Number(process.hrtime.bigint() - t0) / 1e9);
+    }
+  }
 
   private async withClient<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
     const runner = this.db.createQueryRunner('master');
@@ -163,12 +176,14 @@ export class BatchApplier {
       const known = events.filter((s) => s.knownType);
       if (known.length === 0) return;
       for (const p of this.projections) {
-        await p.apply(c, known, { skipped: (id, reason) => this.onSkipped(p.name, id, reason) });
+        await this.timed(p.name, () =>
+          p.apply(c, known, { skipped: (id, reason) => this.onSkipped(p.name, id, reason) }),
+        );
       }
     };
     const appendAll = async () => {
       if (!isolate) {
-        stored.push(...(await appendEvents(c, accepted)));
+        stored.push(...(await this.timed('event-log', () => appendEvents(c, accepted))));
         await project(stored);
         return;
       }
@@ -207,7 +222,9 @@ export class BatchApplier {
     if (stored.length > 0) {
       // delivered to listeners when (and only if) this transaction commits
       const flags = stored.flatMap((s) => (s.event.featureName === null ? [] : [s.event.featureName]));
-      await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, encodeChanges(flags, projects)]);
+      await this.timed('notify', () =>
+        c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, encodeChanges(flags, projects)]),
+      );
     }
     return { stored, rejected };
   }
@@ -216,22 +233,24 @@ export class BatchApplier {
     return this.withClient(async (c) => {
       await c.query('BEGIN');
       try {
-        await this.enterVersion(c);
+        await this.timed('begin', () => this.enterVersion(c));
         const { stored, rejected } = await this.appendAndProject(c, batch.accepted, isolate);
         const dead = [...batch.dead, ...rejected];
-        if (dead.length > 0) await insertDeadLetters(c, dead);
+        if (dead.length > 0) await this.timed('dead-letters', () => insertDeadLetters(c, dead));
         const lastEventAt = latestCreatedAt(stored);
-        const moved = await c.query(
-          `UPDATE projector_offsets
+        const moved = await this.timed('offsets', () =>
+          c.query(
+            `UPDATE projector_offsets
               SET next_offset = $5,
                   last_event_at = GREATEST(last_event_at, $6::timestamptz),
                   updated_at = now()
             WHERE group_id = $1 AND topic = $2 AND partition = $3 AND next_offset = $4`,
-          [this.groupId, batch.topic, batch.partition, batch.expectedOffset, batch.nextOffset, lastEventAt],
+            [this.groupId, batch.topic, batch.partition, batch.expectedOffset, batch.nextOffset, lastEventAt],
+          ),
         );
         if (moved.rowCount !== 1)
           throw new OffsetConflictError(batch.topic, batch.partition, batch.expectedOffset);
-        await c.query('COMMIT');
+        await this.timed('commit', () => c.query('COMMIT'));
         return {
           stored: stored.length,
           duplicates: batch.accepted.length - stored.length - rejected.length,
