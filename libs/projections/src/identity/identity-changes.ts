@@ -3,7 +3,8 @@ import type { FlagEvent } from '@flaglens/contract';
 /**
  * Pure update logic of the identity projection: each event becomes a list of changes (no I/O).
  * Two interpreters apply them with the same semantics: `IdentityState` (in memory, the executable
- * definition used by the unit tests) and `applyIdentityChanges` (SQL, inside the batch transaction).
+ * definition used by the unit tests) and `identity_apply` (SQL, identity-apply-function.migration.ts, one
+ * call per batch inside its transaction).
  *
  * Order independence and idempotency (projection.ts, DESIGN "Determinism"):
  * - every aggregate carries the id of the last event applied to it; an event whose id is not greater

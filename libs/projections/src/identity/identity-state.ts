@@ -11,7 +11,7 @@ import { DEFAULT_PROJECT, SEED_ROLES, SEED_USERS, SUBSCRIPTION_TYPES } from './i
 
 /**
  * The identity read models in memory: the executable definition of the update rules (pure, no I/O).
- * `applyIdentityChanges` (SQL) implements exactly these rules on the tables of identity.migration.ts;
+ * `identity_apply` (SQL, identity-apply-function.migration.ts) implements exactly these rules on the tables of identity.migration.ts;
  * the integration test checks both agree on a generated history. Rows mirror those tables.
  *
  * Rule shared by every aggregate: a change is applied when `eventId >= last_event_id` of the aggregate

@@ -5,18 +5,7 @@
  * user-type deletion carrying a groupId), archive/revive/delete, favourites. Ids increase in order.
  */
 import type { FlagEvent } from '@flaglens/contract';
-
-/** A small deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../simulate/generate-history';
 
 export function keyOf(e: FlagEvent): string {
   return e.featureName ?? e.project ?? 'instance';
