@@ -128,14 +128,14 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
        p.naming_description, ${ISO('p.created')} AS created_at, ${ISO('p.archived_at')} AS archived_at,
        ${ISO('COALESCE(p.last_event_at, p.created)')} AS updated_at, ${ISO('p.now_at')} AS now_at, agg.*,
        (SELECT COALESCE(sum(d.n), 0)::int FROM project_activity_daily d WHERE d.project = $1 AND d.day > w.c_day)
-         + (SELECT count(*)::int FROM project_activity a
-             WHERE a.project = $1 AND a.created_at >= w.c AND a.created_at < w.c_day_end) AS activity_current,
+         + (SELECT count(*)::int FROM event_log a
+             WHERE a.project = $1 AND a.known_type AND a.created_at >= w.c AND a.created_at < w.c_day_end) AS activity_current,
        (SELECT COALESCE(sum(d.n), 0)::int FROM project_activity_daily d
          WHERE d.project = $1 AND d.day > w.pw_day AND d.day < w.c_day)
-         + (SELECT count(*)::int FROM project_activity a
-             WHERE a.project = $1 AND a.created_at >= w.pw AND a.created_at < w.pw_day_end)
-         + (SELECT count(*)::int FROM project_activity a
-             WHERE a.project = $1 AND a.created_at >= w.c_day_start AND a.created_at <= w.c) AS activity_past,
+         + (SELECT count(*)::int FROM event_log a
+             WHERE a.project = $1 AND a.known_type AND a.created_at >= w.pw AND a.created_at < w.pw_day_end)
+         + (SELECT count(*)::int FROM event_log a
+             WHERE a.project = $1 AND a.known_type AND a.created_at >= w.c_day_start AND a.created_at <= w.c) AS activity_past,
        (SELECT array_agg(floor(extract(epoch FROM (t.first_at - f.created_at)) / 86400)::int)
           FROM f CROSS JOIN LATERAL (
                  -- per production-type environment, the first enable after creation: one index probe each
@@ -163,9 +163,9 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
        CASE WHEN p.archived_at <= $2::timestamptz THEN NULL
             ELSE floor(extract(epoch FROM LEAST(
                    p.archived_at, agg.flags_edge,
-                   (SELECT min(a.created_at) FROM project_activity a WHERE a.project = $1 AND a.created_at >= w.c)
+                   (SELECT min(a.created_at) FROM event_log a WHERE a.project = $1 AND a.known_type AND a.created_at >= w.c)
                      + interval '30 days',
-                   (SELECT min(a.created_at) FROM project_activity a WHERE a.project = $1 AND a.created_at >= w.pw)
+                   (SELECT min(a.created_at) FROM event_log a WHERE a.project = $1 AND a.known_type AND a.created_at >= w.pw)
                      + interval '60 days',
                    (SELECT min(m.created_at) FROM identity_project_members m
                      WHERE m.project = $1 AND m.created_at >= w.now_at - interval '720 hours')

@@ -9,7 +9,7 @@ export interface ActivityRow {
 /**
  * Project activity (semantics §3.3): every event whose `project` is set counts for that project, whatever
  * its type (a multi-project token string like `p1,p2` counts for no real project, as in the reference).
- * One row per event with its exact time, so read-time windows are exact. Idempotent by event id.
+ * Its exact instants are the event log's rows (read-time windows are exact); the projection keeps day counts.
  */
 export function activityRows(events: readonly FlagEvent[]): ActivityRow[] {
   return events
