@@ -1,12 +1,14 @@
 import { MigrationInterface } from 'typeorm';
 import { EventLog1763800000100 } from '../libs/projections/src/event-log/event-log.migration';
 import { Identity1763800001100 } from '../libs/projections/src/identity/identity.migration';
+import { IdentityApplyFunction1763800003100 } from '../libs/projections/src/identity/identity-apply-function.migration';
 import { FlagState1763800000200 } from '../libs/projections/src/flag-state/flag-state.migration';
 import { Environments1763800000300 } from '../libs/projections/src/environments/environments.migration';
 import { FeatureTypes1763800000400 } from '../libs/projections/src/feature-types/feature-types.migration';
 import { Projects1763800000500 } from '../libs/projections/src/projects/projects.migration';
 import { ProjectEnvironments1763800000600 } from '../libs/projections/src/project-environments/project-environments.migration';
 import { ProjectActivity1763800000700 } from '../libs/projections/src/project-activity/project-activity.migration';
+import { ProjectActivityFromEventLog1763800003000 } from '../libs/projections/src/project-activity/project-activity-from-event-log.migration';
 import { TimeToProduction1763800000800 } from '../libs/projections/src/time-to-production/time-to-production.migration';
 import { SdkUsage1763800000900 } from '../libs/projections/src/sdk-usage/sdk-usage.migration';
 import { Insights1763800002001 } from '../libs/projections/src/insights/insights.migration';
@@ -39,4 +41,6 @@ export const PROJECTION_MIGRATIONS: Migration[] = [
   SdkUsage1763800000900,
   Identity1763800001100,
   Insights1763800002001,
+  ProjectActivityFromEventLog1763800003000,
+  IdentityApplyFunction1763800003100,
 ];

@@ -1,4 +1,4 @@
-import { testEvent } from '../testing-events';
+import { interleavedBatches, testEvent } from '../testing-events';
 import type { PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { FlagEvent } from '@flaglens/contract';
@@ -6,12 +6,10 @@ import { createDataSource, searchPathOption } from '@flaglens/persistence';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { appendEvents } from '../event-log/event-log.projection';
 import { allProjections } from '../registry';
-import { generateHistory, prng } from '../simulate/generate-history';
+import { generateHistory } from '../simulate/generate-history';
 import { IdentityReadModel } from '../identity/identity.read-model';
 import { InsightsReadModel, type InstanceInsights } from './insights.read-model';
 import { validateInsights } from './insights.schema';
-
-const key = (e: FlagEvent) => e.featureName ?? e.project ?? 'instance';
 
 async function applyBatches(ds: DataSource, batches: FlagEvent[][]): Promise<void> {
   const runner = ds.createQueryRunner();
@@ -29,26 +27,6 @@ async function applyBatches(ds: DataSource, batches: FlagEvent[][]): Promise<voi
   } finally {
     await runner.release();
   }
-}
-
-function interleave(events: FlagEvent[], seed: number): FlagEvent[][] {
-  const rnd = prng(seed);
-  const queues = new Map<string, FlagEvent[]>();
-  for (const e of events) queues.set(key(e), [...(queues.get(key(e)) ?? []), e]);
-  const live = [...queues.values()];
-  const order: FlagEvent[] = [];
-  while (live.length > 0) {
-    const i = Math.floor(rnd() * live.length);
-    order.push(live[i].shift()!);
-    if (live[i].length === 0) live.splice(i, 1);
-  }
-  const batches: FlagEvent[][] = [];
-  for (let i = 0; i < order.length;) {
-    const n = 1 + Math.floor(rnd() * 150);
-    batches.push(order.slice(i, i + n));
-    i += n;
-  }
-  return batches;
 }
 
 /** A hand-written history: 2024-12-30 … 2026-01-01 (53 ISO weeks), expectations computed by hand below. */
@@ -282,7 +260,7 @@ describe('instance insights projection and read model (real Postgres)', () => {
     await applyBatches(a.ds, [history, history.slice(100, 900)]);
     expect(await a.model.report(new Date(END))).toEqual(once);
     const b = await fresh('ins_replay_b');
-    await applyBatches(b.ds, interleave(history, 17));
+    await applyBatches(b.ds, interleavedBatches(history, 17, 150));
     expect(await b.model.report(new Date(END))).toEqual(once);
   });
 });

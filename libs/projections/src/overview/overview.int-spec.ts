@@ -8,6 +8,7 @@ import { IdentityProjectAccessReader } from '../identity/identity-project-access
 import { IdentityReadModel } from '../identity/identity.read-model';
 import { allProjections } from '../registry';
 import { generateHistory, prng } from '../simulate/generate-history';
+import { interleavedBatches } from '../testing-events';
 import { reduceFlagState } from '../flag-state/flag-state.logic';
 import { healthRating, OverviewReadModel } from './overview.read-model';
 import { inCurrentWindow, inPastWindow, isPotentiallyStale } from './overview.rules';
@@ -19,7 +20,6 @@ const TABLES = [
   'feature_types',
   'projects',
   'project_environments',
-  'project_activity',
   'project_activity_daily',
   'flag_env_enables',
   'flag_sdk_usage',
@@ -33,8 +33,6 @@ const DAY = 86_400_000;
 /** The overview body, loosely typed for assertions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Overview = Record<string, any>;
-
-const key = (e: FlagEvent) => e.featureName ?? e.project ?? 'instance';
 
 async function applyBatches(ds: DataSource, batches: FlagEvent[][], skips: string[] = []): Promise<void> {
   const runner = ds.createQueryRunner();
@@ -59,27 +57,6 @@ async function dump(db: TestDatabase): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const t of TABLES) out[t] = await db.query(`SELECT to_jsonb(x)::text AS r FROM ${t} x ORDER BY 1`);
   return out;
-}
-
-/** A random interleaving of the keys' event sequences (each key's order kept), cut into random batches. */
-function interleave(events: FlagEvent[], seed: number): FlagEvent[][] {
-  const rnd = prng(seed);
-  const queues = new Map<string, FlagEvent[]>();
-  for (const e of events) queues.set(key(e), [...(queues.get(key(e)) ?? []), e]);
-  const live = [...queues.values()];
-  const order: FlagEvent[] = [];
-  while (live.length > 0) {
-    const i = Math.floor(rnd() * live.length);
-    order.push(live[i].shift()!);
-    if (live[i].length === 0) live.splice(i, 1);
-  }
-  const batches: FlagEvent[][] = [];
-  for (let i = 0; i < order.length;) {
-    const n = 1 + Math.floor(rnd() * 200);
-    batches.push(order.slice(i, i + n));
-    i += n;
-  }
-  return batches;
 }
 
 describe('overview projections (real Postgres)', () => {
@@ -133,7 +110,7 @@ describe('overview projections (real Postgres)', () => {
 
     for (const seed of [1, 2]) {
       const b = await fresh(`ov_interleave_${seed}`);
-      await applyBatches(b.ds, interleave(history, seed));
+      await applyBatches(b.ds, interleavedBatches(history, seed, 200));
       expect(await dump(b.db)).toEqual(once);
       expect(await overviews(b.model)).toEqual(answerOnce);
     }
@@ -150,7 +127,7 @@ describe('overview projections (real Postgres)', () => {
 
   it('activity from day buckets plus exact edge days equals an exact count, at any read time', async () => {
     const { db, ds, model } = await fresh('ov_buckets');
-    await applyBatches(ds, interleave(history, 5));
+    await applyBatches(ds, interleavedBatches(history, 5, 200));
     const rnd = prng(99);
     for (let i = 0; i < 12; i++) {
       const now = new Date(Date.parse(END) - Math.floor(rnd() * 70 * DAY));
@@ -172,7 +149,7 @@ describe('overview projections (real Postgres)', () => {
 
   it('agrees with the pure rules applied to the pure flag-state reduction, at any read time', async () => {
     const { ds, model } = await fresh('ov_model');
-    await applyBatches(ds, interleave(history, 8));
+    await applyBatches(ds, interleavedBatches(history, 8, 200));
     const flags = reduceFlagState(new Map(), history).rows.filter((f) => !f.deleted);
     const lifetimes: Record<string, number | null> = {
       release: 40,
