@@ -8,7 +8,7 @@
  *  - freshness: at a steady rate, the time from produce to visible through the api, sampled with markers;
  *  - reads: autocannon against the running api (auth on) at 10 and 50 connections after a warm-up;
  *  - rebuild: the `rebuild` command over the same history (seconds, events/s, peak RSS).
- * `--quick` (CI) runs a small form and checks no thresholds. Results: bench/results/<UTC timestamp>.json and .md.
+ * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures. Results: bench/results/<UTC timestamp>.json and .md.
  */
 import 'reflect-metadata';
 import { execFileSync, execSync, spawn, ChildProcess } from 'node:child_process';
@@ -27,6 +27,7 @@ import { EVENT_LOG_COPY_COLUMNS, eventLogCopyRow, generateHistory } from '@flagl
 import { createTestDatabase } from '../test/support/test-database';
 import { createTestTopic } from '../test/support/test-kafka';
 import { freePort, httpGet } from '../test/support/http';
+import { startBuiltApp } from '../test/support/processes';
 
 const ROOT = join(__dirname, '..');
 const args = process.argv.slice(2);
@@ -149,14 +150,6 @@ function* history(chunk = 5000): Generator<FlagEvent[]> {
   buf = [];
 }
 
-function startApp(app: 'api' | 'projector', env: Record<string, string>): ChildProcess {
-  return spawn(
-    process.execPath,
-    ['-r', join(ROOT, 'scripts', 'dist-paths.js'), join(ROOT, 'dist', 'apps', app, 'src', 'main.js')],
-    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-}
-
 /** Samples a process's resident set until it exits; returns a function giving the peak in MB. */
 function rssPeak(pid: number): () => number {
   let peak = 0;
@@ -240,7 +233,8 @@ async function main(): Promise<void> {
     console.log(`[bench] produced in ${produceSeconds.toFixed(1)} s`);
 
     // ingest: the projector from offset 0 until lag 0
-    const projector = startApp('projector', { ...env, PROJECTOR_PORT: String(await freePort()) });
+    const projectorPort = await freePort();
+    const projector = startBuiltApp('projector', { ...env, PROJECTOR_PORT: String(projectorPort) });
     children.push(projector);
     const projectorPeak = rssPeak(projector.pid!);
     const target = (await topicWatermarks(kafka, topic)).reduce((n, p) => n + p.high, 0);
@@ -253,6 +247,7 @@ async function main(): Promise<void> {
       await sleep(50);
     }
     const ingestSeconds = (Date.now() - firstAt) / 1000;
+    result.ingestStages = await stageSeconds(projectorPort);
     const eventsPerSec = Math.round(target / ingestSeconds);
     console.log(
       `[bench] projected ${target} in ${ingestSeconds.toFixed(1)} s (${eventsPerSec}/s from the first batch to lag 0)`,
@@ -293,10 +288,12 @@ async function main(): Promise<void> {
     console.log(
       `[bench] COPY ceiling ${copyCeilingPerSec}/s; ratio ${result.ingest.ratio}; projector peak RSS ${result.ingest.projectorPeakRssMb} MB`,
     );
+    console.log(`[bench] ingest stages (s): ${JSON.stringify(result.ingestStages)}`);
+    if (args.includes('--ingest-only')) return; // a sweep of the ingest alone (no result file)
 
     // the api, with authentication on: a token for the initial admin, issued with the CLI
     const port = await freePort();
-    const api = startApp('api', { ...env, PORT: String(port) });
+    const api = startBuiltApp('api', { ...env, PORT: String(port) });
     children.push(api);
     const token = execFileSync(
       process.execPath,
@@ -543,6 +540,19 @@ interface Result {
   rebuild: Record<string, number>;
   freshness: Record<string, number>;
   reads: ReadRow[];
+  /** seconds the projector's batch transactions spent per stage during ingest (where the time goes) */
+  ingestStages?: Record<string, number>;
+}
+
+/** The projector's per-stage seconds (flaglens_projector_stage_seconds_total), largest first. */
+async function stageSeconds(port: number): Promise<Record<string, number>> {
+  const text = (await httpGet(port, '/metrics')).text;
+  const stages: [string, number][] = [];
+  for (const m of text.matchAll(
+    /^flaglens_projector_stage_seconds_total\{[^}]*\bstage="([^"]+)"[^}]*\} ([0-9.e+-]+)$/gm,
+  ))
+    stages.push([m[1], Number(Number(m[2]).toFixed(2))]);
+  return Object.fromEntries(stages.sort((a, b) => b[1] - a[1]));
 }
 
 const met = (ok: boolean) => (ok ? 'met' : 'not met');
@@ -577,6 +587,13 @@ function summary(r: Result, compareWith?: string): string {
     `| rebuild of ${r.rebuild.events} events | ${r.rebuild.seconds?.toFixed(1)} s, ${r.rebuild.eventsPerSec}/s, peak RSS ${r.rebuild.peakRssMb} MB | 1M ≤ 60 s: ${r.quick ? 'n/a' : met(r.rebuild.seconds <= 60)} |`,
     `| reads during the rebuild (50 connections) | ${r.rebuild.readsDuring} requests, ${r.rebuild.failedReadsDuring} failed; answers after the switch identical: ${r.rebuild.identicalAfter ? 'yes' : 'NO'} | 0 failed, identical: ${met(r.rebuild.failedReadsDuring === 0 && r.rebuild.identicalAfter === 1)} |`,
     `| freshness at ${r.freshness.rate} events/s (p50, p99) | ${r.freshness.p50Ms} ms, ${r.freshness.p99Ms} ms | p99 ≤ 250 ms: ${met(r.freshness.p99Ms <= 250)} |`,
+    ...(r.ingestStages
+      ? [
+          `| ingest: seconds per stage of the batch transactions | ${Object.entries(r.ingestStages)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')} | |`,
+        ]
+      : []),
     ...r.reads.map((x) =>
       x.skipped
         ? `| ${x.endpoint} | skipped (${x.skipped}) | |`

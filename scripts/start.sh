@@ -21,7 +21,11 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 npm run -s build
-node -r ./scripts/dist-paths.js dist/apps/projector/src/main.js >> .run/projector.log 2>&1 &
+# the projector's heap is capped (package.json config.projectorNodeOptions): its live set is small, and an
+# uncapped heap grows lazily to ~350 MB under a 1M-event ingest (npm run bench)
+projector_node_options="${npm_package_config_projectorNodeOptions:-$(node -p "require('./package.json').config.projectorNodeOptions")}"
+# shellcheck disable=SC2086 # the options are words
+node $projector_node_options -r ./scripts/dist-paths.js dist/apps/projector/src/main.js >> .run/projector.log 2>&1 &
 pids+=($!)
 node -r ./scripts/dist-paths.js dist/apps/api/src/main.js >> .run/api.log 2>&1 &
 pids+=($!)

@@ -1,4 +1,5 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, spawn, type StdioOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -44,4 +45,34 @@ export async function stopApp(
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   await exited;
   clearTimeout(timer);
+}
+
+/** The node flags the product starts the projector with (package.json `config.projectorNodeOptions`). */
+export function projectorNodeOptions(): string[] {
+  const flags =
+    process.env.npm_package_config_projectorNodeOptions ??
+    (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { config: Record<string, string> })
+      .config.projectorNodeOptions;
+  return flags.split(' ').filter(Boolean);
+}
+
+/**
+ * Starts one of the apps as the product runs it: compiled (`npm run build` first), with the projector's node
+ * flags. For the bench and the chaos run, which measure the real processes.
+ */
+export function startBuiltApp(
+  app: 'api' | 'projector',
+  env: Record<string, string>,
+  stdio: StdioOptions = ['ignore', 'ignore', 'inherit'],
+): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      ...(app === 'projector' ? projectorNodeOptions() : []),
+      '-r',
+      join(ROOT, 'scripts', 'dist-paths.js'),
+      join(ROOT, 'dist', 'apps', app, 'src', 'main.js'),
+    ],
+    { cwd: ROOT, env: { ...process.env, ...env }, stdio },
+  );
 }

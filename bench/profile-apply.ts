@@ -1,0 +1,113 @@
+/*
+ * Where does a batch's time go? Applies a history straight through the projector's BatchApplier (no Kafka),
+ * in batches of a given size, and prints events/s, seconds per stage (event log, each projection, offsets,
+ * commit) and the rest (JavaScript between the statements).
+ *
+ *   npx ts-node -r tsconfig-paths/register --transpile-only bench/profile-apply.ts [--rich] [--events N] [--batch N]
+ *   node --cpu-prof -r ts-node/register/transpile-only -r tsconfig-paths/register bench/profile-apply.ts --rich
+ */
+import 'reflect-metadata';
+import { createDataSource, searchPathOption } from '@flaglens/persistence';
+import { eventKey } from '@flaglens/contract';
+import { allProjections, eventLogCopyRow, generateHistory } from '@flaglens/projections';
+import { BatchApplier, classifyMessages } from '@flaglens/pipeline';
+import { createTestDatabase } from '../test/support/test-database';
+
+const args = process.argv.slice(2);
+const argValue = (name: string, dflt: number) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const EVENTS = argValue('--events', 200_000);
+const BATCH = argValue('--batch', 2000);
+const rich = args.includes('--rich');
+
+async function main(): Promise<void> {
+  const history = generateHistory({
+    seed: 3,
+    projects: 20,
+    flagsPerProject: 100,
+    events: EVENTS,
+    weeks: 52,
+    end: '2026-11-22T09:01:00.000Z',
+    rich,
+  });
+  const db = await createTestDatabase('profile');
+  const schema = (await db.query<{ s: string }>(`SELECT current_schema() AS s`))[0].s;
+  const ds = await createDataSource({
+    url: db.url,
+    poolSize: 2,
+    options: searchPathOption(schema),
+  }).initialize();
+  const stages = new Map<string, number>();
+  const applier = new BatchApplier(
+    ds,
+    'profile',
+    { kind: 'active' },
+    allProjections(),
+    () => undefined,
+    (stage, s) => stages.set(stage, (stages.get(stage) ?? 0) + s),
+  );
+  try {
+    let offset = await applier.loadPosition('profile', 0);
+    const t0 = process.hrtime.bigint();
+    let classifySeconds = 0;
+    for (let i = 0; i < history.length; i += BATCH) {
+      const c0 = process.hrtime.bigint();
+      const messages = history.slice(i, i + BATCH).map((e, k) => ({
+        offset: offset + k,
+        key: Buffer.from(eventKey(e) ?? ''),
+        value: Buffer.from(JSON.stringify(e)),
+      }));
+      const { accepted, dead } = classifyMessages('profile', 0, messages, {
+        allowUnknownTypes: false,
+        maxBytes: 1 << 20,
+      });
+      classifySeconds += Number(process.hrtime.bigint() - c0) / 1e9;
+      const next = offset + messages.length;
+      await applier.apply({
+        topic: 'profile',
+        partition: 0,
+        expectedOffset: offset,
+        nextOffset: next,
+        accepted,
+        dead,
+      });
+      offset = next;
+    }
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    const inStages = [...stages.values()].reduce((a, b) => a + b, 0);
+    console.log(
+      `${history.length} ${rich ? 'rich ' : ''}events in batches of ${BATCH}: ${seconds.toFixed(1)} s, ${Math.round(history.length / seconds)} events/s`,
+    );
+    for (const [k, v] of [...stages.entries()].sort((a, b) => b[1] - a[1]))
+      console.log(`  ${k.padEnd(22)} ${v.toFixed(2).padStart(7)} s  ${((100 * v) / seconds).toFixed(1)}%`);
+    // the JavaScript part of the event-log stage: its COPY text, built again here on its own
+    const c0 = process.hrtime.bigint();
+    let text = 0;
+    for (const e of history)
+      text += eventLogCopyRow({
+        event: e,
+        knownType: true,
+        topic: 'profile',
+        partition: 0,
+        offset: 0,
+      }).length;
+    const copyTextSeconds = Number(process.hrtime.bigint() - c0) / 1e9;
+    console.log(
+      `  ${'(of event-log: text)'.padEnd(22)} ${copyTextSeconds.toFixed(2).padStart(7)} s  ${((1e6 * copyTextSeconds) / history.length).toFixed(1)} µs/row, ${Math.round(text / history.length)} chars/row`,
+    );
+    console.log(`  ${'(parse + classify)'.padEnd(22)} ${classifySeconds.toFixed(2).padStart(7)} s`);
+    console.log(
+      `  ${'(rest: js, scope)'.padEnd(22)} ${(seconds - inStages - classifySeconds).toFixed(2).padStart(7)} s`,
+    );
+  } finally {
+    await ds.destroy();
+    await db.drop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
