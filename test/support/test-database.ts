@@ -29,6 +29,8 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   await admin.end();
   const url = withDb(BASE_URL, name);
   const client = new Client({ connectionString: url });
+  // a Postgres restart (chaos run) ends the connection: later queries fail; the process must not crash
+  client.on('error', () => undefined);
   await client.connect();
   await migrateDatabase(url, client, META_MIGRATIONS, PROJECTION_MIGRATIONS);
   // unqualified names resolve in the active projection version, then public

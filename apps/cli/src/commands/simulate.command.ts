@@ -16,6 +16,7 @@ interface SimulateFlags {
   out?: string;
   publish?: boolean;
   topic?: string;
+  rich?: boolean;
 }
 
 const int = (v: string): number => {
@@ -42,6 +43,7 @@ export class SimulateCommand extends CommandRunner {
       events: f.events ?? 10_000,
       weeks: f.weeks ?? 12,
       end: f.end ?? new Date().toISOString(),
+      rich: f.rich ?? false,
     });
     const lines = () => Readable.from(events.map((e) => JSON.stringify(e) + '\n'));
     if (f.publish) {
@@ -100,6 +102,14 @@ export class SimulateCommand extends CommandRunner {
   }
   @Option({ flags: '--publish', description: 'produce to the topic instead of writing NDJSON' })
   parsePublish(): boolean {
+    return true;
+  }
+  @Option({
+    flags: '--rich',
+    description:
+      'also users, groups, membership changes and project archive/revive/delete (as the chaos run)',
+  })
+  parseRich(): boolean {
     return true;
   }
   @Option({ flags: '--topic <topic>', description: 'topic for --publish (default KAFKA_TOPIC)' })

@@ -26,4 +26,30 @@ describe('simulated history', () => {
     }
     expect(events[0].createdAt >= '2026-10-25T00:00:00.000Z').toBe(true);
   });
+
+  it('a long history of few flags ends (every flag deleted) instead of spinning', () => {
+    const events = generateHistory({ ...opts, flagsPerProject: 2, events: 50_000 });
+    expect(events.length).toBeLessThan(50_000);
+    expect(events.filter((e) => e.type === 'feature-deleted')).toHaveLength(6);
+  });
+
+  it('`rich` adds identity and project-lifecycle events, all valid, and keeps the flag population alive', () => {
+    const events = generateHistory({ ...opts, rich: true, projects: 6, flagsPerProject: 2, events: 20_000 });
+    expect(events).toHaveLength(20_000);
+    for (const e of events) expect(parseEvent(JSON.stringify(e))).toMatchObject({ ok: true });
+    const types = new Set(events.map((e) => e.type));
+    for (const t of [
+      'user-created',
+      'user-deleted',
+      'group-user-added',
+      'project-user-removed',
+      'project-group-added',
+      'project-access-user-roles-updated',
+      'project-archived',
+      'project-revived',
+      'feature-deleted',
+    ])
+      expect(types).toContain(t);
+    expect(generateHistory({ ...opts, rich: true })).toEqual(generateHistory({ ...opts, rich: true }));
+  });
 });

@@ -23,6 +23,11 @@ export interface HistoryOptions {
   weeks: number;
   end: string;
   firstId?: number;
+  /**
+   * Also users, groups, memberships removed and changed, project archive/revive/delete, and a new flag for
+   * every deleted one (so long histories keep their flag population); off keeps earlier seeds' histories.
+   */
+  rich?: boolean;
 }
 
 const TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'];
@@ -62,6 +67,22 @@ export function generateHistory(o: HistoryOptions): FlagEvent[] {
     createdAt: number;
     state: 'live' | 'archived' | 'deleted';
   }[] = [];
+  let deleted = 0;
+  let spawned = 0;
+  const USERS = 25;
+  const GROUPS = 5;
+  if (o.rich) {
+    for (let u = 2; u <= USERS; u++)
+      ev(startMs + u * 1000, 'user-created', {
+        createdByUserId: 1,
+        data: { id: u, name: `User ${u}`, username: `user${u}`, email: `user${u}@example.com`, rootRole: 3 },
+      });
+    for (let g = 1; g <= GROUPS; g++)
+      ev(startMs + 60_000 + g * 1000, 'group-created', {
+        createdByUserId: 1,
+        data: { id: g, name: `Group ${g}`, users: [{ user: { id: 1 + g } }] },
+      });
+  }
   for (const p of projectIds) {
     const created = startMs + Math.floor(rnd() * span * 0.1);
     if (p !== 'default')
@@ -116,7 +137,13 @@ export function generateHistory(o: HistoryOptions): FlagEvent[] {
     'member',
     'project-updated',
   ];
+  if (o.rich)
+    ops.push('user', 'group-user', 'member-removed', 'group-access', 'access-roles', 'project-lifecycle');
+  const lifecycleAt = new Map<string, number>();
+  const projectState = new Map(projectIds.map((p) => [p, 'live' as 'live' | 'archived' | 'deleted']));
   while (drafts.length < o.events && flags.length > 0) {
+    // every flag deleted (long histories without `rich`): nothing more to say about them
+    if (deleted === flags.length) break;
     const f = pick(flags);
     if (f.state === 'deleted') continue;
     const at = f.createdAt + Math.floor(rnd() * Math.max(1, endMs - f.createdAt));
@@ -165,6 +192,17 @@ export function generateHistory(o: HistoryOptions): FlagEvent[] {
         if (f.state === 'archived' && rnd() < 0.3) {
           ev(at, 'feature-deleted', base);
           f.state = 'deleted';
+          deleted++;
+          if (o.rich) {
+            const project = pick(projectIds);
+            const name = `${project}.flag-n${spawned++}`;
+            ev(at + 1000, 'feature-created', {
+              project,
+              featureName: name,
+              data: { name, description: null, type: pick(TYPES), project, stale: false, archived: false },
+            });
+            flags.push({ name, project, createdAt: at + 1000, state: 'live' });
+          }
         }
         break;
       case 'move': {
@@ -218,6 +256,67 @@ export function generateHistory(o: HistoryOptions): FlagEvent[] {
           },
         });
         break;
+      case 'user': {
+        const id = 2 + Math.floor(rnd() * (USERS - 1));
+        if (rnd() < 0.05) ev(at, 'user-deleted', { createdByUserId: 1, preData: { id, name: `User ${id}` } });
+        else
+          ev(at, 'user-updated', {
+            createdByUserId: 1,
+            data: { id, name: `User ${id} (${Math.floor(rnd() * 9)})`, email: `user${id}@example.com` },
+          });
+        break;
+      }
+      case 'group-user': {
+        const g = { groupId: 1 + Math.floor(rnd() * GROUPS), userId: 2 + Math.floor(rnd() * (USERS - 1)) };
+        if (rnd() < 0.6) ev(at, 'group-user-added', { createdByUserId: 1, data: g });
+        else ev(at, 'group-user-removed', { createdByUserId: 1, preData: g });
+        break;
+      }
+      case 'member-removed':
+        ev(at, 'project-user-removed', {
+          project: f.project,
+          preData: { userId: 1 + Math.floor(rnd() * 20), roleId: 5, roleName: 'Member' },
+        });
+        break;
+      case 'group-access': {
+        const added = rnd() < 0.7;
+        const grant = {
+          groupId: 1 + Math.floor(rnd() * GROUPS),
+          roleId: rnd() < 0.5 ? 4 : 5,
+          roleName: 'Member',
+        };
+        ev(at, added ? 'project-group-added' : 'project-group-removed', {
+          project: f.project,
+          ...(added ? { data: grant } : { preData: grant }),
+        });
+        break;
+      }
+      case 'access-roles':
+        ev(at, 'project-access-user-roles-updated', {
+          project: f.project,
+          data: { userId: 2 + Math.floor(rnd() * (USERS - 1)), roles: [rnd() < 0.5 ? 4 : 5] },
+        });
+        break;
+      case 'project-lifecycle': {
+        const p = f.project;
+        const state = projectState.get(p);
+        if (p === 'default' || state === 'deleted') break;
+        // a project's lifecycle events in time order
+        const when = Math.max(at, (lifecycleAt.get(p) ?? 0) + 60_000);
+        if (when > endMs) break;
+        lifecycleAt.set(p, when);
+        if (state === 'live') {
+          ev(when, 'project-archived', { project: p, data: { id: p } });
+          projectState.set(p, 'archived');
+        } else if (rnd() < 0.97) {
+          ev(when, 'project-revived', { project: p, data: { id: p } });
+          projectState.set(p, 'live');
+        } else {
+          ev(when, 'project-deleted', { project: p, preData: { id: p } });
+          projectState.set(p, 'deleted');
+        }
+        break;
+      }
     }
   }
   // ids increase with time; ties keep generation order (per key, generation order is causal order)

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `npm test`: every test tier, from nothing on a machine of our kind. Installs if needed, starts the
+# infrastructure (idempotent: the Kafka broker, Postgres if local and down; left running, `npm run infra:down`
+# stops the broker), then unit, integration, end-to-end and the chaos run's short form.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -d node_modules ] || { echo "[test] installing dependencies (npm ci)"; npm ci; }
+bash scripts/infra.sh up
+npm run -s test:unit
+npm run -s test:int
+npm run -s test:e2e
+npm run -s test:chaos
