@@ -247,7 +247,9 @@ async function main(): Promise<void> {
       await sleep(50);
     }
     const ingestSeconds = (Date.now() - firstAt) / 1000;
-    result.ingestStages = await stageSeconds(projectorPort);
+    const metricsText = (await httpGet(projectorPort, '/metrics')).text;
+    result.ingestStages = stageSeconds(metricsText);
+    result.ingestBatches = batchCounts(metricsText);
     const eventsPerSec = Math.round(target / ingestSeconds);
     console.log(
       `[bench] projected ${target} in ${ingestSeconds.toFixed(1)} s (${eventsPerSec}/s from the first batch to lag 0)`,
@@ -288,7 +290,9 @@ async function main(): Promise<void> {
     console.log(
       `[bench] COPY ceiling ${copyCeilingPerSec}/s; ratio ${result.ingest.ratio}; projector peak RSS ${result.ingest.projectorPeakRssMb} MB`,
     );
-    console.log(`[bench] ingest stages (s): ${JSON.stringify(result.ingestStages)}`);
+    console.log(
+      `[bench] ingest stages (s): ${JSON.stringify(result.ingestStages)}; batches ${JSON.stringify(result.ingestBatches)}`,
+    );
     if (args.includes('--ingest-only')) return; // a sweep of the ingest alone (no result file)
 
     // the api, with authentication on: a token for the initial admin, issued with the CLI
@@ -542,11 +546,24 @@ interface Result {
   reads: ReadRow[];
   /** seconds the projector's batch transactions spent per stage during ingest (where the time goes) */
   ingestStages?: Record<string, number>;
+  /** the projector's partition batches during ingest: how many, and their mean size in events */
+  ingestBatches?: { count: number; meanEvents: number };
+}
+
+/** Count and mean size of the projector's batches (flaglens_projector_batch_size_events). */
+function batchCounts(text: string): { count: number; meanEvents: number } {
+  const value = (suffix: string) =>
+    Number(
+      new RegExp(`^flaglens_projector_batch_size_events_${suffix}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(
+        text,
+      )?.[1] ?? 0,
+    );
+  const count = value('count');
+  return { count, meanEvents: count > 0 ? Math.round(value('sum') / count) : 0 };
 }
 
 /** The projector's per-stage seconds (flaglens_projector_stage_seconds_total), largest first. */
-async function stageSeconds(port: number): Promise<Record<string, number>> {
-  const text = (await httpGet(port, '/metrics')).text;
+function stageSeconds(text: string): Record<string, number> {
   const stages: [string, number][] = [];
   for (const m of text.matchAll(
     /^flaglens_projector_stage_seconds_total\{[^}]*\bstage="([^"]+)"[^}]*\} ([0-9.e+-]+)$/gm,
@@ -591,7 +608,9 @@ function summary(r: Result, compareWith?: string): string {
       ? [
           `| ingest: seconds per stage of the batch transactions | ${Object.entries(r.ingestStages)
             .map(([k, v]) => `${k} ${v}`)
-            .join(', ')} | |`,
+            .join(
+              ', ',
+            )}${r.ingestBatches ? `; ${r.ingestBatches.count} batches of ${r.ingestBatches.meanEvents} events on average` : ''} | |`,
         ]
       : []),
     ...r.reads.map((x) =>

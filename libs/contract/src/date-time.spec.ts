@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { isRfc3339DateTime, normaliseDateTime } from './date-time';
 
 describe('isRfc3339DateTime', () => {
@@ -50,5 +51,23 @@ describe('normaliseDateTime', () => {
     expect(normaliseDateTime('2026-11-22T08:52:03.2659Z')).toBe('2026-11-22T08:52:03.265Z');
     expect(normaliseDateTime('2026-11-22T00:30:00+01:00')).toBe('2026-11-21T23:30:00.000Z');
     expect(normaliseDateTime('1000-01-01T00:00:00+01:00')).toBe('0999-12-31T23:00:00.000Z');
+  });
+
+  it('returns a value already in normal form as it is, and any other form as toISOString() does', () => {
+    const instant = fc.date({
+      min: new Date('1000-01-02T00:00:00Z'),
+      max: new Date('2999-12-30T00:00:00Z'),
+      noInvalidDate: true,
+    });
+    fc.assert(
+      fc.property(instant, fc.integer({ min: -14, max: 14 }), (d, hours) => {
+        const iso = d.toISOString();
+        expect(normaliseDateTime(iso)).toBe(iso);
+        const local = new Date(d.getTime() + hours * 3_600_000).toISOString().slice(0, 19);
+        const sign = hours < 0 ? '-' : '+';
+        const offset = `${local}${sign}${String(Math.abs(hours)).padStart(2, '0')}:00`;
+        expect(normaliseDateTime(offset)).toBe(new Date(offset).toISOString());
+      }),
+    );
   });
 });

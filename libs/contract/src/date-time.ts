@@ -13,6 +13,9 @@ export const RFC3339_DATE_TIME_PATTERN =
 /** What a producer should send, shown in validation messages. */
 export const RFC3339_DATE_TIME_EXAMPLE = '2026-11-22T08:52:03.265Z';
 
+/** The shape of `toISOString()` (UTC, milliseconds, `Z`). */
+const CANONICAL_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function isLeapYear(year: number): boolean {
@@ -40,5 +43,7 @@ export function isRfc3339DateTime(value: unknown): value is string {
  * (`new Date(s).toISOString()`); extra fractional digits are truncated by the Date parser.
  */
 export function normaliseDateTime(value: string): string {
+  // already in the normal form (what producers send): a valid value of this shape is its own toISOString()
+  if (value.length === 24 && CANONICAL_UTC.test(value)) return value;
   return new Date(value).toISOString();
 }

@@ -19,12 +19,15 @@ export function allProjections(): Projection[] {
     new IdentityProjection(),
     new EnvironmentsProjection(),
     new FeatureTypesProjection(),
-    new ProjectsProjection(),
     new ProjectEnvironmentsProjection(),
+    // rows of one flag: its events come from one partition, so concurrent batches do not wait on them
     new FlagStateProjection(),
-    new ProjectActivityProjection(),
     new TimeToProductionProjection(),
     new SdkUsageProjection(),
+    // rows every partition's batches update (per project, per day): last, so their row locks are held for the
+    // shortest time before the commit and the other partition's batch waits least
+    new ProjectsProjection(),
+    new ProjectActivityProjection(),
     new InsightsProjection(),
   ];
 }

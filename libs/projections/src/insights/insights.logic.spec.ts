@@ -1,7 +1,31 @@
 import { testEvent as ev } from '../testing-events';
-import { insightsChanges, isoWeekId, weekStart } from './insights.logic';
+import fc from 'fast-check';
+import { insightsChanges, isoWeekId, utcDay, weekStart } from './insights.logic';
 
 describe('insights pure logic', () => {
+  it('utcDay cuts a UTC normal form and converts any other form; weekStart is the Monday, however often asked', () => {
+    const instant = fc.date({
+      min: new Date('1000-01-02T00:00:00Z'),
+      max: new Date('2999-12-30T00:00:00Z'),
+      noInvalidDate: true,
+    });
+    fc.assert(
+      fc.property(instant, (d) => {
+        const iso = d.toISOString();
+        expect(utcDay(iso)).toBe(iso.slice(0, 10));
+        expect(utcDay(iso.replace(/\.\d{3}Z$/, '+02:00'))).toBe(
+          new Date(iso.replace(/\.\d{3}Z$/, '+02:00')).toISOString().slice(0, 10),
+        );
+        const day = iso.slice(0, 10);
+        const monday = weekStart(day);
+        expect(weekStart(day)).toBe(monday);
+        expect(new Date(`${monday}T00:00:00Z`).getUTCDay()).toBe(1);
+        const gap = (Date.parse(`${day}T00:00:00Z`) - Date.parse(`${monday}T00:00:00Z`)) / 86_400_000;
+        expect(gap >= 0 && gap < 7).toBe(true);
+      }),
+    );
+  });
+
   it('ISO week-years: the week of Monday 2024-12-30 is 2025-01; 2025-12-29 and 2026-01-01 are 2026-01', () => {
     expect(isoWeekId('2024-12-30')).toBe('2025-01');
     expect(isoWeekId('2025-01-05')).toBe('2025-01');

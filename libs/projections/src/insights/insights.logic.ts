@@ -4,14 +4,26 @@ import { data, int, preData, str } from '../shared';
 
 const DAY_MS = 86_400_000;
 
-/** The UTC day (`YYYY-MM-DD`) of an instant. */
-export const utcDay = (iso: string): string => new Date(iso).toISOString().slice(0, 10);
+/** The UTC day (`YYYY-MM-DD`) of an instant; an instant already in UTC normal form (`…Z`) is just cut. */
+export const utcDay = (iso: string): string =>
+  iso.length === 24 && iso.charCodeAt(23) === 90 /* Z */ && iso.charCodeAt(10) === 84 /* T */
+    ? iso.slice(0, 10)
+    : new Date(iso).toISOString().slice(0, 10);
+
+/** Mondays by day: a batch has few distinct days, and this runs per event (bounded, cleared when full). */
+const mondays = new Map<string, string>();
 
 /** The Monday (UTC) of the week containing `day` (`YYYY-MM-DD`). */
 export function weekStart(day: string): string {
-  const t = Date.parse(`${day}T00:00:00Z`);
-  const dow = (new Date(t).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
-  return new Date(t - dow * DAY_MS).toISOString().slice(0, 10);
+  let monday = mondays.get(day);
+  if (monday === undefined) {
+    const t = Date.parse(`${day}T00:00:00Z`);
+    const dow = (new Date(t).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
+    monday = new Date(t - dow * DAY_MS).toISOString().slice(0, 10);
+    if (mondays.size >= 10_000) mondays.clear();
+    mondays.set(day, monday);
+  }
+  return monday;
 }
 
 /**
