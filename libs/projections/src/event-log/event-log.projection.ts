@@ -40,15 +40,20 @@ export function eventLogCopyRow(s: SourcedEvent): string {
 
 export const EVENT_LOG_COPY_COLUMNS = COLUMNS;
 
-function rows(events: SourcedEvent[]): string {
-  let out = '';
-  for (const s of events) out += eventLogCopyRow(s);
-  return out;
+/** Rows per chunk of COPY text: Postgres parses one chunk while the next is built. */
+const CHUNK_ROWS = 256;
+
+function* chunks(events: SourcedEvent[]): Generator<string> {
+  for (let i = 0; i < events.length; i += CHUNK_ROWS) {
+    let out = '';
+    for (let k = i; k < Math.min(i + CHUNK_ROWS, events.length); k++) out += eventLogCopyRow(events[k]);
+    yield out;
+  }
 }
 
 async function copyInto(client: PoolClient, table: string, events: SourcedEvent[]): Promise<void> {
   const stream = client.query(copyFrom(`COPY ${table} (${COLUMNS}) FROM STDIN`));
-  await pipeline(Readable.from([rows(events)]), stream);
+  await pipeline(Readable.from(chunks(events)), stream);
 }
 
 /**

@@ -1,0 +1,59 @@
+import { Pool, type PoolClient } from 'pg';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { testEvent } from '../testing-events';
+import { appendEvents, type SourcedEvent } from './event-log.projection';
+
+/** The event log's append, over many COPY chunks, against real Postgres. */
+describe('event log append (real Postgres)', () => {
+  let db: TestDatabase;
+  let pool: Pool;
+  let c: PoolClient;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('event_log');
+    const schema = (await db.query<{ s: string }>(`SELECT current_schema() AS s`))[0].s;
+    pool = new Pool({ connectionString: db.url, max: 1, options: `-c search_path=${schema},public` });
+    c = await pool.connect();
+  });
+  afterAll(async () => {
+    c.release();
+    await pool.end();
+    await db.drop();
+  });
+
+  const sourced = (from: number, to: number, offset0: number): SourcedEvent[] =>
+    Array.from({ length: to - from }, (_, i) => ({
+      // a body with every character COPY text escapes, so chunk borders cannot cut an escape
+      event: testEvent(from + i, 'feature-updated', {
+        featureName: `f${(from + i) % 7}`,
+        data: { note: 'tab\there\nnew line\r\\back' },
+      }),
+      knownType: true,
+      topic: 't',
+      partition: 0,
+      offset: offset0 + i,
+    }));
+
+  it('stores a batch of many chunks whole, then only the new ids of a batch that repeats some', async () => {
+    await c.query('BEGIN');
+    const first = await appendEvents(c, sourced(1, 1001, 0));
+    await c.query('COMMIT');
+    expect(first.map((s) => s.event.id)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+
+    // ids 501..1500: the first half is already stored (the staging fallback), the second is new
+    await c.query('BEGIN');
+    const second = await appendEvents(c, sourced(501, 1501, 1000));
+    await c.query('COMMIT');
+    expect(second.map((s) => s.event.id)).toEqual(Array.from({ length: 500 }, (_, i) => i + 1001));
+
+    const rows = await db.query<{ n: number; min: string; max: string; offsets: number }>(
+      `SELECT count(*)::int AS n, min(id) AS min, max(id) AS max,
+              count(*) FILTER (WHERE source_offset = CASE WHEN id <= 1000 THEN id - 1 ELSE id + 499 END)::int AS offsets
+         FROM event_log`,
+    );
+    // every id once, each at the position it was first stored at
+    expect(rows[0]).toEqual({ n: 1500, min: '1', max: '1500', offsets: 1500 });
+    const body = await db.query<{ body: string }>(`SELECT body FROM event_log WHERE id = 1234`);
+    expect(JSON.parse(body[0].body).data).toEqual({ note: 'tab\there\nnew line\r\\back' });
+  });
+});
