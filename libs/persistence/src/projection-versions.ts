@@ -16,6 +16,14 @@ export const schemaOfVersion = (version: number) => `flaglens_v${version}`;
 /** A libpq `options` value that makes a connection resolve unqualified names in `schema`, then `public`. */
 export const searchPathOption = (schema: string) => `-c search_path=${assertSchemaName(schema)},public`;
 
+/**
+ * The advisory lock that orders batches and version switches: every live batch holds it shared for its
+ * transaction, a rebuild's switch takes it exclusively, so the switch waits for the batches in flight and the
+ * next batch reads the new active version. (A row lock FOR SHARE did the same, but each concurrent batch then
+ * rewrote the row's lockers, a MultiXact, on every batch.)
+ */
+export const VERSION_SWITCH_LOCK = 7_101_990_001;
+
 export function assertSchemaName(schema: string): string {
   if (!/^flaglens_v\d{1,9}$/.test(schema)) throw new Error(`not a projection schema name: ${schema}`);
   return schema;

@@ -1,6 +1,6 @@
-import type { PoolClient } from 'pg';
+import type { PoolClient, QueryResult } from 'pg';
 import type { DataSource } from 'typeorm';
-import { assertSchemaName } from '@flaglens/persistence';
+import { assertSchemaName, VERSION_SWITCH_LOCK } from '@flaglens/persistence';
 import {
   appendEvents,
   CHANGE_CHANNEL,
@@ -100,36 +100,32 @@ export class BatchApplier {
   }
 
   /**
-   * Points the transaction at the target version. For the active one, the row is share-locked so a
-   * rebuild's switch waits for batches in flight and the next batch sees the new version.
+   * Begins the transaction and points it at the target version, in one round trip. For the active version,
+   * the switch lock is taken shared first, so a rebuild's switch waits for batches in flight; the version is
+   * then read with a snapshot taken after the lock, so the next batch sees a switch that committed meanwhile.
    */
-  private async enterVersion(c: PoolClient): Promise<string> {
-    let schema: string;
+  private async begin(c: PoolClient): Promise<string> {
     if (this.target.kind === 'version') {
-      schema = this.target.schema;
-    } else {
-      // A switch that commits while this waits for the lock leaves the old row no longer active and the new
-      // one invisible to this statement's snapshot: ask again with a fresh snapshot.
-      let row: { schema_name: string } | undefined;
-      for (let attempt = 0; attempt < 3 && !row; attempt++) {
-        const r = await c.query<{ schema_name: string }>(
-          `SELECT schema_name FROM public.projection_versions WHERE status = 'active' FOR SHARE`,
-        );
-        row = r.rows[0];
-      }
-      if (!row) throw new NoActiveVersionError();
-      schema = row.schema_name;
+      const schema = assertSchemaName(this.target.schema);
+      await c.query(`BEGIN; SET LOCAL search_path TO ${schema}, public`);
+      return schema;
     }
-    await c.query(`SET LOCAL search_path TO ${assertSchemaName(schema)}, public`);
-    return schema;
+    const results = (await c.query(
+      `BEGIN;
+       SELECT pg_advisory_xact_lock_shared(${VERSION_SWITCH_LOCK});
+       SELECT schema_name, set_config('search_path', schema_name || ', public', true)
+         FROM public.projection_versions WHERE status = 'active'`,
+    )) as unknown as QueryResult<{ schema_name: string }>[];
+    const row = results[2]?.rows[0];
+    if (!row) throw new NoActiveVersionError();
+    return assertSchemaName(row.schema_name);
   }
 
   /** The stored next offset of a partition (0 for a partition never seen). */
   async loadPosition(topic: string, partition: number): Promise<number> {
     return this.withClient(async (c) => {
-      await c.query('BEGIN');
       try {
-        await this.enterVersion(c);
+        await this.begin(c);
         await c.query(
           `INSERT INTO projector_offsets (group_id, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
            ON CONFLICT DO NOTHING`,
@@ -231,9 +227,8 @@ export class BatchApplier {
 
   private applyOnce(batch: BatchToApply, isolate: boolean): Promise<ApplyOutcome> {
     return this.withClient(async (c) => {
-      await c.query('BEGIN');
       try {
-        await this.timed('begin', () => this.enterVersion(c));
+        await this.timed('begin', () => this.begin(c));
         const { stored, rejected } = await this.appendAndProject(c, batch.accepted, isolate);
         const dead = [...batch.dead, ...rejected];
         if (dead.length > 0) await this.timed('dead-letters', () => insertDeadLetters(c, dead));
@@ -283,9 +278,8 @@ export class BatchApplier {
   private redriveOnce(items: RedriveItem[], isolate: boolean): Promise<RedriveResult[]> {
     if (items.length === 0) return Promise.resolve([]);
     return this.withClient(async (c) => {
-      await c.query('BEGIN');
       try {
-        await this.enterVersion(c);
+        await this.begin(c);
         const pending = await c.query<{ id: string }>(
           `SELECT id FROM public.dead_letters WHERE id = ANY($1::bigint[]) AND redriven_at IS NULL FOR UPDATE`,
           [items.map((i) => i.deadLetterId)],

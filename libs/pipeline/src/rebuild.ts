@@ -9,6 +9,7 @@ import {
   createDataSource,
   createProjectionVersion,
   searchPathOption,
+  VERSION_SWITCH_LOCK,
   type ProjectionVersion,
 } from '@flaglens/persistence';
 import { allProjections, CHANGE_CHANNEL } from '@flaglens/projections';
@@ -199,8 +200,8 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
 }
 
 /**
- * The switch, in one transaction. Locking the active version's row waits for the live projector's batch
- * in flight (each holds it FOR SHARE) and holds the next one back; inside, the new version must have reached
+ * The switch, in one transaction. The switch lock (VERSION_SWITCH_LOCK, taken exclusively) waits for the live
+ * projector's batches in flight (each holds it shared) and holds the next ones back; inside, the new version must have reached
  * every live position, else nothing changes and the replay goes on.
  */
 async function trySwitch(
@@ -213,6 +214,8 @@ async function trySwitch(
   try {
     await c.query('BEGIN');
     await c.query(`SET LOCAL lock_timeout = '5s'`);
+    // waits for the live batches in flight (each holds it shared) and holds the next ones back
+    await c.query(`SELECT pg_advisory_xact_lock(${VERSION_SWITCH_LOCK})`);
     const active = await c.query<{ schema_name: string }>(
       `SELECT schema_name FROM projection_versions WHERE status = 'active' FOR UPDATE`,
     );
