@@ -5,7 +5,8 @@
  *  - ingest: a simulated history produced to a fresh topic, then the projector (compiled, a real process)
  *    from offset 0 until lag 0 (events/s, peak RSS); beside it the ceiling: the same rows COPY'd by Postgres
  *    into an empty copy of the event-log table, as one stream;
- *  - freshness: at a steady rate, the time from produce to visible through the api, sampled with markers;
+ *  - freshness: at a steady rate, the time from produce to visible through the api, sampled with markers (those
+ *    of the first 2 s at the rate are a warm-up, not counted; the slowest are printed);
  *  - reads: autocannon against the running api (auth on) at 10 and 50 connections after a warm-up;
  *  - rebuild: the `rebuild` command over the same history (seconds, events/s, peak RSS).
  * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures. Results: bench/results/<UTC timestamp>.json and .md.
@@ -40,6 +41,8 @@ const BULK_EVENTS = Number(argValue('--events') ?? (quick ? 20_000 : 1_000_000))
 const READ_SECONDS = Number(argValue('--read-seconds') ?? (quick ? 2 : 15));
 const FRESHNESS_SECONDS = quick ? 3 : 20;
 const FRESHNESS_RATE = 5000;
+/** Markers of the first 2 s at the rate are sent but not counted (warm-up, as before the reads). */
+const FRESHNESS_WARMUP_TICKS = 20;
 const BIG_PROJECT_FLAGS = quick ? 500 : 5000;
 const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 const EVENTS_PER_FLAG = 100;
@@ -474,6 +477,8 @@ async function freshness(
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   const latencies: number[] = [];
+  /** marker ticks and latencies, for the slowest ones in the log */
+  const samples: { tick: number; ms: number }[] = [];
   const pending = new Map<string, number>();
   let stop = false;
   const poller = (async () => {
@@ -483,7 +488,10 @@ async function freshness(
           totalEvents: number;
         };
         if (body.totalEvents > 0) {
-          latencies.push(Date.now() - sentAt);
+          const tick = Number(flag.slice('marker-'.length));
+          // the first ticks warm the pipeline up (a projector idle since the ingest, an api just started)
+          if (tick >= FRESHNESS_WARMUP_TICKS) latencies.push(Date.now() - sentAt);
+          samples.push({ tick, ms: Date.now() - sentAt });
           pending.delete(flag);
         } else if (Date.now() - sentAt > 30_000) pending.delete(flag);
       }
@@ -493,7 +501,7 @@ async function freshness(
   let id = 50_000_000;
   const tickMs = 100;
   const perTick = Math.round((FRESHNESS_RATE * tickMs) / 1000);
-  const end = Date.now() + FRESHNESS_SECONDS * 1000;
+  const end = Date.now() + FRESHNESS_SECONDS * 1000 + FRESHNESS_WARMUP_TICKS * tickMs;
   for (let tick = 0; Date.now() < end; tick++) {
     const t = Date.now();
     const messages = Array.from({ length: perTick - 1 }, (_, i) => {
@@ -519,6 +527,8 @@ async function freshness(
   stop = true;
   await poller;
   await producer.disconnect();
+  const slowest = [...samples].sort((a, b) => b.ms - a.ms).slice(0, 5);
+  console.log(`[bench] freshness: slowest markers ${slowest.map((x) => `#${x.tick} ${x.ms} ms`).join(', ')}`);
   return {
     rate: FRESHNESS_RATE,
     samples: latencies.length,
@@ -603,7 +613,7 @@ function summary(r: Result, compareWith?: string): string {
     `| projector peak RSS | ${r.ingest.projectorPeakRssMb} MB | ≤ 300 MB: ${met(r.ingest.projectorPeakRssMb <= 300)} |`,
     `| rebuild of ${r.rebuild.events} events | ${r.rebuild.seconds?.toFixed(1)} s, ${r.rebuild.eventsPerSec}/s, peak RSS ${r.rebuild.peakRssMb} MB | 1M ≤ 60 s: ${r.quick ? 'n/a' : met(r.rebuild.seconds <= 60)} |`,
     `| reads during the rebuild (50 connections) | ${r.rebuild.readsDuring} requests, ${r.rebuild.failedReadsDuring} failed; answers after the switch identical: ${r.rebuild.identicalAfter ? 'yes' : 'NO'} | 0 failed, identical: ${met(r.rebuild.failedReadsDuring === 0 && r.rebuild.identicalAfter === 1)} |`,
-    `| freshness at ${r.freshness.rate} events/s (p50, p99) | ${r.freshness.p50Ms} ms, ${r.freshness.p99Ms} ms | p99 ≤ 250 ms: ${met(r.freshness.p99Ms <= 250)} |`,
+    `| freshness at ${r.freshness.rate} events/s (p50, p99; markers after a 2 s warm-up at that rate) | ${r.freshness.p50Ms} ms, ${r.freshness.p99Ms} ms | p99 ≤ 250 ms: ${met(r.freshness.p99Ms <= 250)} |`,
     ...(r.ingestStages
       ? [
           `| ingest: seconds per stage of the batch transactions | ${Object.entries(r.ingestStages)
