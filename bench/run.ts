@@ -28,15 +28,13 @@ import { EVENT_LOG_COPY_COLUMNS, eventLogCopyRow, generateHistory } from '@flagl
 import { createTestDatabase } from '../test/support/test-database';
 import { createTestTopic } from '../test/support/test-kafka';
 import { freePort, httpGet } from '../test/support/http';
+import { cliArgs } from '../test/support/cli-args';
 import { startBuiltApp } from '../test/support/processes';
 
 const ROOT = join(__dirname, '..');
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const argValue = (name: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const cli = cliArgs();
+const quick = cli.has('--quick');
+const argValue = cli.value;
 const BULK_EVENTS = Number(argValue('--events') ?? (quick ? 20_000 : 1_000_000));
 const READ_SECONDS = Number(argValue('--read-seconds') ?? (quick ? 2 : 15));
 const FRESHNESS_SECONDS = quick ? 3 : 20;
@@ -296,7 +294,7 @@ async function main(): Promise<void> {
     console.log(
       `[bench] ingest stages (s): ${JSON.stringify(result.ingestStages)}; batches ${JSON.stringify(result.ingestBatches)}`,
     );
-    if (args.includes('--ingest-only')) return; // a sweep of the ingest alone (no result file)
+    if (cli.has('--ingest-only')) return; // a sweep of the ingest alone (no result file)
 
     // the api, with authentication on: a token for the initial admin, issued with the CLI
     const port = await freePort();

@@ -33,15 +33,13 @@ import { allAnswers } from '../test/support/answers';
 import { createTestDatabase } from '../test/support/test-database';
 import { createTestTopic } from '../test/support/test-kafka';
 import { freePort } from '../test/support/http';
+import { cliArgs } from '../test/support/cli-args';
 import { startBuiltApp, stopApp } from '../test/support/processes';
 
 const ROOT = join(__dirname, '..');
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const argValue = (name: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+const cli = cliArgs();
+const quick = cli.has('--quick');
+const argValue = cli.value;
 const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 const NOW = '2026-11-22T09:01:00.000Z';
 const GROUP = 'chaos';
