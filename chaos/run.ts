@@ -265,16 +265,21 @@ async function main(): Promise<void> {
   }
   const infraTimes = infra.map((_, k) => ((k + 0.5) / infra.length) * window * 0.9 + rnd() * 2000);
 
+  /** Recoveries being watched: faults keep their schedule, the next one does not wait for the last recovery. */
+  const watching: Promise<void>[] = [];
   const recordFault = async (kind: Fault['kind'], act: () => Promise<string | undefined>) => {
     const since = Date.now();
     const from = await snapshot();
     const atSeconds = elapsed();
     const detail = await act();
     const downSeconds = Number(((Date.now() - since) / 1000).toFixed(2));
-    const recoverySeconds = await recovered(from, since);
-    faults.push({ kind, atSeconds, downSeconds, recoverySeconds, ...(detail ? { detail } : {}) });
-    log(
-      `${kind}${detail ? ` (${detail})` : ''}: down ${downSeconds} s, recovered after ${recoverySeconds ?? 'NOT RECOVERED'} s`,
+    watching.push(
+      recovered(from, since).then((recoverySeconds) => {
+        faults.push({ kind, atSeconds, downSeconds, recoverySeconds, ...(detail ? { detail } : {}) });
+        log(
+          `${kind}${detail ? ` (${detail})` : ''}: down ${downSeconds} s, recovered after ${recoverySeconds ?? 'NOT RECOVERED'} s`,
+        );
+      }),
     );
   };
 
@@ -335,6 +340,8 @@ async function main(): Promise<void> {
     }, 10_000);
     t0 = Date.now(); // fault times count from the first message
     await Promise.all([produceAll(), killLoop(), infraLoop()]);
+    await Promise.all(watching);
+    faults.sort((a, b) => a.atSeconds - b.atSeconds);
 
     // --- catch up: every partition's position at its high-water mark, twice in a row ----------------------
     const c0 = Date.now();
