@@ -25,7 +25,7 @@ import type { Kafka } from 'kafkajs';
 import { createKafka, topicWatermarks } from '@flaglens/kafka';
 import { eventKey, type FlagEvent } from '@flaglens/contract';
 import { EVENT_LOG_COPY_COLUMNS, eventLogCopyRow, generateHistory } from '@flaglens/projections';
-import { createTestDatabase } from '../test/support/test-database';
+import { activeSchema, createTestDatabase } from '../test/support/test-database';
 import { createTestTopic } from '../test/support/test-kafka';
 import { freePort, httpGet } from '../test/support/http';
 import { cliArgs } from '../test/support/cli-args';
@@ -191,8 +191,7 @@ async function produceAll(kafka: Kafka, topic: string): Promise<number> {
 }
 
 async function appliedOf(pg: Client, group: string): Promise<number> {
-  const active = (await pg.query(`SELECT schema_name FROM projection_versions WHERE status = 'active'`))
-    .rows[0].schema_name;
+  const active = await activeSchema(pg);
   const r = await pg.query<{ n: string }>(
     `SELECT coalesce(sum(next_offset), 0) AS n FROM ${active}.projector_offsets WHERE group_id = $1`,
     [group],
@@ -258,8 +257,7 @@ async function main(): Promise<void> {
 
     // the ceiling: the same rows COPY'd into an empty copy of the event-log table, one stream; the COPY text
     // is built before the clock starts, so this measures Postgres alone
-    const active = (await pg.query(`SELECT schema_name FROM projection_versions WHERE status = 'active'`))
-      .rows[0].schema_name;
+    const active = await activeSchema(pg);
     await pg.query(`CREATE TABLE public.event_log_ceiling (LIKE ${active}.event_log INCLUDING ALL)`);
     const copyText: string[] = [];
     let n = 0;

@@ -26,6 +26,7 @@ import { Pool } from 'pg';
 import { createKafka } from '@flaglens/kafka';
 import { eventKey, type FlagEvent } from '@flaglens/contract';
 import { ActiveVersionPool, rowsVia } from '@flaglens/persistence';
+import { activeSchema } from '../test/support/test-database';
 import { generateHistory, InsightsReadModel, IdentityReadModel, prng } from '@flaglens/projections';
 import { runRebuild } from '@flaglens/pipeline';
 import { PROJECTION_MIGRATIONS } from '../migrations';
@@ -147,8 +148,7 @@ async function main(): Promise<void> {
   };
   const positions = async (): Promise<Map<number, number> | null> => {
     try {
-      const active = (await pool.query(`SELECT schema_name FROM projection_versions WHERE status = 'active'`))
-        .rows[0].schema_name;
+      const active = await activeSchema(pool);
       const r = await pool.query<{ partition: number; next_offset: string }>(
         `SELECT partition, next_offset FROM ${active}.projector_offsets WHERE group_id = $1 AND topic = $2`,
         [GROUP, topic],
@@ -487,8 +487,7 @@ async function accountOffsets(
   pool: Pool,
   history: FlagEvent[],
 ) {
-  const active = (await pool.query(`SELECT schema_name FROM projection_versions WHERE status = 'active'`))
-    .rows[0].schema_name;
+  const active = await activeSchema(pool);
   const stored = new Map<string, number>(); // "p:o" → id
   const storedIds = new Set<number>();
   const rows = await pool.query<{ id: string; p: number; o: string }>(

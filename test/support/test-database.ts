@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { activeVersion, migrateDatabase } from '@flaglens/persistence';
+import { activeVersion, assertSchemaName, migrateDatabase } from '@flaglens/persistence';
 import { META_MIGRATIONS, PROJECTION_MIGRATIONS } from '../../migrations';
 
 const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
@@ -18,6 +18,13 @@ function withDb(url: string, db: string): string {
   const u = new URL(url);
   u.pathname = `/${db}`;
   return u.toString();
+}
+
+/** The schema of the active projection version (for harnesses that read projection tables by name). */
+export async function activeSchema(db: Parameters<typeof activeVersion>[0]): Promise<string> {
+  const active = await activeVersion(db);
+  if (!active) throw new Error('no active projection version');
+  return assertSchemaName(active.schema);
 }
 
 /** A fresh, migrated database for one test file (real Postgres), dropped afterwards. */

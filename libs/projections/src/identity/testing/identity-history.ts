@@ -6,17 +6,14 @@
  */
 import type { FlagEvent } from '@flaglens/contract';
 import { prng } from '../../simulate/generate-history';
-
-export function keyOf(e: FlagEvent): string {
-  return e.featureName ?? e.project ?? 'instance';
-}
+import { testKey } from '../../testing-events';
 
 /** Another order of the same events: per-key order kept (as Kafka does), keys interleaved at random. */
 export function interleave(events: FlagEvent[], seed: number): FlagEvent[] {
   const rnd = prng(seed);
   const queues = new Map<string, FlagEvent[]>();
   for (const e of events) {
-    const k = keyOf(e);
+    const k = testKey(e);
     if (!queues.has(k)) queues.set(k, []);
     queues.get(k)!.push(e);
   }
