@@ -57,6 +57,17 @@ export function projectorNodeOptions(): string[] {
 }
 
 /**
+ * `BENCH_CPU_PROFILE=<dir>` (bench and chaos runs): the started apps write V8 CPU profiles (`.cpuprofile`, one per
+ * process, readable in Chrome DevTools) into `<dir>` when they stop.
+ */
+function profilerFlags(): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE;
+  return dir
+    ? ['-r', join(ROOT, 'scripts', 'exit-on-sigterm.js'), '--cpu-prof', `--cpu-prof-dir=${dir}`]
+    : [];
+}
+
+/**
  * Starts one of the apps as the product runs it: compiled (`npm run build` first), with the projector's node
  * flags. For the bench and the chaos run, which measure the real processes.
  */
@@ -69,6 +80,7 @@ export function startBuiltApp(
     process.execPath,
     [
       ...(app === 'projector' ? projectorNodeOptions() : []),
+      ...profilerFlags(),
       '-r',
       join(ROOT, 'scripts', 'dist-paths.js'),
       join(ROOT, 'dist', 'apps', app, 'src', 'main.js'),
