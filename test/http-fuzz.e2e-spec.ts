@@ -227,6 +227,65 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
     );
   });
 
+  it('HTTP edges as the reference (Express) treats them: ETags, bodies on GET, letter case, bad escapes', async () => {
+    const path = '/api/admin/events/checkout.new-flow';
+    const first = await send(stack.port, 'GET', path, admin);
+    expect(first.status).toBe(200);
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^W\/"/);
+    // a matching If-None-Match: 304 without a body; unless the client asks no-cache
+    const again = await send(stack.port, 'GET', path, { ...admin, 'if-none-match': etag });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    expect((await send(stack.port, 'GET', path, { ...admin, 'if-none-match': 'W/"other"' })).status).toBe(
+      200,
+    );
+    const noCache = { ...admin, 'if-none-match': etag, 'cache-control': 'no-cache' };
+    expect((await send(stack.port, 'GET', path, noCache)).status).toBe(200);
+    // a request body is ignored, whatever its type (every route is a read)
+    const body = '{not json <xml/>';
+    for (const type of ['text/xml', 'application/json', 'application/octet-stream']) {
+      const withBody = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: stack.port,
+            method: 'GET',
+            path,
+            headers: { ...admin, 'content-type': type, 'content-length': String(body.length) },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(withBody).toEqual({ status: 200, text: first.text });
+    }
+    // routing ignores letter case and a trailing slash; authentication does not
+    const shouted = await send(stack.port, 'GET', '/API/Admin/events/checkout.new-flow/', admin);
+    expect(shouted.status).toBe(200);
+    expect(shouted.text).toBe(first.text);
+    expect((await send(stack.port, 'GET', '/API/ADMIN/user/profile', {})).status).toBe(401);
+    // a malformed percent-escape: 400 BadDataError in the envelope
+    const bad = await send(stack.port, 'GET', '/api/admin/events/%E0%A4%A', admin);
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.text)).toMatchObject({
+      name: 'BadDataError',
+      details: [{ message: expect.any(String) }],
+    });
+    // a long flag name is a name like any other (no router limit at 100 characters)
+    const longName = 'f'.repeat(1000);
+    const long = await send(stack.port, 'GET', `/api/admin/events/${longName}`, admin);
+    expect(long.status).toBe(200);
+    expect(JSON.parse(long.text)).toMatchObject({ toggleName: longName, totalEvents: 0 });
+  });
+
   it('sets secure headers and answers very long URLs with a 4xx', async () => {
     const res = await httpGet(stack.port, '/api/admin/events/checkout.new-flow', admin);
     expect(res.headers['x-content-type-options']).toBe('nosniff');

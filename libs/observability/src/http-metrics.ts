@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Histogram } from 'prom-client';
 import { LABEL, METRIC, UNMATCHED_ROUTE } from './metric-names';
 import { MetricsRegistry } from './metrics-registry';
@@ -17,28 +17,28 @@ export class HttpMetrics {
     });
   }
 
-  /** Express middleware: times every request; the route is read when the response is finished. */
-  middleware() {
-    return (req: Request, res: Response, next: NextFunction) => {
-      const end = this.duration.startTimer();
-      res.once('finish', () => {
-        end({
+  /** Times every request (Fastify's `onResponse` hook, with Fastify's own clock). */
+  register(fastify: FastifyInstance): void {
+    fastify.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      this.duration.observe(
+        {
           [LABEL.method]: req.method,
           [LABEL.route]: routeOf(req),
-          [LABEL.status]: String(res.statusCode),
-        });
-      });
-      next();
-    };
+          [LABEL.status]: String(reply.statusCode),
+        },
+        reply.elapsedTime / 1000,
+      );
+      done();
+    });
   }
 }
 
 /**
- * The matched route's pattern (`/api/admin/events/:featureName`), or `unmatched`. A catch-all pattern (the
- * one Nest mounts its global middleware on, left on requests no controller matched) is `unmatched` too.
+ * The matched route's pattern (`/api/admin/events/:featureName`), or `unmatched` when no route matched
+ * (Fastify's not-found handler has no pattern, or a catch-all one).
  */
-export function routeOf(req: Pick<Request, 'route' | 'baseUrl'>): string {
-  const path = (req.route as { path?: unknown } | undefined)?.path;
-  if (typeof path !== 'string' || path.includes('{*') || path.includes('*')) return UNMATCHED_ROUTE;
-  return `${req.baseUrl ?? ''}${path}`;
+export function routeOf(req: { routeOptions?: { url?: string } }): string {
+  const url = req.routeOptions?.url;
+  if (typeof url !== 'string' || url === '' || url.includes('*')) return UNMATCHED_ROUTE;
+  return url;
 }

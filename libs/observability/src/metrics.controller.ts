@@ -6,14 +6,16 @@ import {
   Header,
   Inject,
   Injectable,
-  Res,
   UnauthorizedException,
   UseGuards,
 } from '@nestjs/common';
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { Response } from 'express';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { MetricsRegistry } from './metrics-registry';
+import { Registry } from 'prom-client';
+
+/** prom-client's text exposition format (what MetricsRegistry renders). */
+const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
 export const METRICS_TOKEN = Symbol('METRICS_TOKEN');
 
@@ -45,10 +47,11 @@ export class MetricsTokenGuard implements CanActivate {
 export class MetricsController {
   constructor(private readonly metrics: MetricsRegistry) {}
 
+  /** Served by both apps (the api on Fastify, the projector on Express): no adapter-specific reply. */
   @Get()
   @Header('Cache-Control', 'no-store')
-  async scrape(@Res() res: Response): Promise<void> {
-    res.setHeader('Content-Type', this.metrics.contentType);
-    res.send(await this.metrics.render());
+  @Header('Content-Type', PROMETHEUS_CONTENT_TYPE)
+  scrape(): Promise<string> {
+    return this.metrics.render();
   }
 }

@@ -19,7 +19,9 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-const quiet = (req: IncomingMessage) => /^\/(health|metrics)(\/|\?|$)/.test(req.url ?? '');
+/** Probes and scrapes are not logged. Middleware mounted on a path sees `url` stripped: `originalUrl` is whole. */
+const quiet = (req: IncomingMessage & { originalUrl?: string }) =>
+  /^\/(health|metrics)(\/|\?|$)/.test(req.originalUrl ?? req.url ?? '');
 
 /** JSON logs (nestjs-pino) and /metrics (prom-client) for one app. */
 @Module({})

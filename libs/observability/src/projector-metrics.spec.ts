@@ -65,10 +65,11 @@ describe('bearerMatches', () => {
 
 describe('routeOf', () => {
   it('is the route pattern, never the raw path', () => {
-    expect(routeOf({ route: { path: '/api/admin/events/:featureName' }, baseUrl: '' } as never)).toBe(
+    expect(routeOf({ routeOptions: { url: '/api/admin/events/:featureName' } })).toBe(
       '/api/admin/events/:featureName',
     );
-    expect(routeOf({ route: undefined, baseUrl: '' } as never)).toBe('unmatched');
-    expect(routeOf({ route: { path: '/{*path}' }, baseUrl: '' } as never)).toBe('unmatched');
+    expect(routeOf({ routeOptions: {} })).toBe('unmatched'); // Fastify's not-found handler
+    expect(routeOf({})).toBe('unmatched');
+    expect(routeOf({ routeOptions: { url: '*' } })).toBe('unmatched');
   });
 });

@@ -28,7 +28,8 @@ export class AdminAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    if (!req.path.startsWith('/api/admin')) return true;
+    // routing ignores letter case (as the reference's): so does this check
+    if (req.url.slice(0, 10).toLowerCase() !== '/api/admin') return true;
     if (req.flaglensUserId !== undefined) return true; // already authenticated (guard applied twice)
     if (this.config.FLAGLENS_AUTH !== 'on') {
       // local experiments only: every caller is the initial admin

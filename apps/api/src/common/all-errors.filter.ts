@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, badData, notFound, pathNotAvailable, unknownError } from './unleash-errors';
 
 /** Translates every error once, at the HTTP edge, into the reference's envelope. Never a stack trace. */
@@ -9,19 +9,23 @@ export class AllErrorsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const res = http.getResponse<Response>();
-    const req = http.getRequest<Request>();
-    const error = this.toApiError(exception, req);
+    const reply = http.getResponse<FastifyReply>();
+    const req = http.getRequest<FastifyRequest>();
+    const path = pathOf(req);
+    const error = this.toApiError(exception, path);
     if (error.status >= 500)
-      this.log.error(`${req.method} ${req.path}: ${(exception as Error)?.stack ?? exception}`);
-    if (res.headersSent) return;
-    res.status(error.status).type('application/json; charset=utf-8').send(JSON.stringify(error.toBody()));
+      this.log.error(`${req.method} ${path}: ${(exception as Error)?.stack ?? exception}`);
+    if (reply.sent) return;
+    void reply
+      .code(error.status)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(error.toBody()));
   }
 
-  private toApiError(e: unknown, req: Request): ApiError {
+  private toApiError(e: unknown, path: string): ApiError {
     if (e instanceof ApiError) return e;
     if (e instanceof URIError)
-      return badData(`Failed to decode the request path: ${JSON.stringify(req.originalUrl.slice(0, 200))}`);
+      return badData(`Failed to decode the request path: ${JSON.stringify(path.slice(0, 200))}`);
     if (e instanceof HttpException) {
       const status = e.getStatus();
       const body = e.getResponse() as { message?: unknown } | string;
@@ -31,8 +35,7 @@ export class AllErrorsFilter implements ExceptionFilter {
           : Array.isArray(body.message)
             ? body.message.join('; ')
             : String(body.message ?? e.message);
-      if (status === 404)
-        return /^Cannot [A-Z]+ /.test(message) ? pathNotAvailable(req.path) : notFound(message);
+      if (status === 404) return /^Cannot [A-Z]+ /.test(message) ? pathNotAvailable(path) : notFound(message);
       if (status === 400) return badData(message);
       if (status === 413) return new ApiError(413, 'ContentTooLargeError', 'Request entity too large');
       if (status < 500) return new ApiError(status, e.name, message);
@@ -41,7 +44,17 @@ export class AllErrorsFilter implements ExceptionFilter {
     const status =
       (e as { status?: unknown; statusCode?: unknown })?.status ??
       (e as { statusCode?: unknown })?.statusCode;
+    // Fastify's own client errors (a body over the bound, a malformed request) keep their status
+    if (status === 413) return new ApiError(413, 'ContentTooLargeError', 'Request entity too large');
     if (status === 400) return badData('The request could not be understood');
+    if (typeof status === 'number' && status > 400 && status < 500)
+      return new ApiError(status, 'BadRequestError', (e as Error).message);
     return unknownError();
   }
+}
+
+/** The request's path as sent (not decoded), without the query: what Express called `req.path`. */
+export function pathOf(req: Pick<FastifyRequest, 'url'>): string {
+  const q = req.url.indexOf('?');
+  return q === -1 ? req.url : req.url.slice(0, q);
 }

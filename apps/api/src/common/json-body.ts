@@ -1,5 +1,6 @@
 import etag from 'etag';
-import type { Response } from 'express';
+import fresh from 'fresh';
+import type { FastifyReply } from 'fastify';
 
 /** A serialised JSON response body with its (weak) ETag, computed once so cached bodies cost no hashing. */
 export interface JsonBody {
@@ -12,8 +13,28 @@ export function jsonBody(json: string): JsonBody {
   return { bytes, etag: etag(bytes, { weak: true }) };
 }
 
-/** Sends a prepared body; Express still answers 304 when the client's If-None-Match matches. */
-export function sendJson(res: Response, body: JsonBody, status = 200): void {
-  res.status(status).type('application/json; charset=utf-8').setHeader('ETag', body.etag);
-  res.send(body.bytes);
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Sends a prepared body with its ETag. A GET whose If-None-Match names that ETag (and does not ask
+ * `Cache-Control: no-cache`) is answered 304 with no body, as Express's `res.send` would (`fresh`).
+ */
+export function sendJson(reply: FastifyReply, body: JsonBody, status = 200): void {
+  reply.header('etag', body.etag);
+  const req = reply.request;
+  if (
+    status === 200 &&
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    req.headers['if-none-match'] !== undefined &&
+    fresh(req.headers, { etag: body.etag })
+  ) {
+    void reply.code(304).send();
+    return;
+  }
+  void reply.code(status).type(JSON_TYPE).send(body.bytes);
+}
+
+/** Sends a JSON text as it is (no ETag). */
+export function sendJsonText(reply: FastifyReply, json: string, status = 200): void {
+  void reply.code(status).type(JSON_TYPE).send(json);
 }

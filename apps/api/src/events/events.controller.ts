@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { sendJson } from '../common/json-body';
 import { FeatureEventsResponseDoc } from './events.docs';
@@ -25,7 +25,7 @@ export class EventsController {
   async flagEvents(
     @Param('featureName') featureName: string,
     @CurrentUser() userId: number,
-    @Res() res: Response,
+    @Res() res: FastifyReply,
   ): Promise<void> {
     const body = await this.queries.execute(new GetFlagEventsQuery(featureName, userId));
     sendJson(res, body);
@@ -33,7 +33,7 @@ export class EventsController {
 
   @Get()
   @ApiOperation({ summary: 'The newest 100 events of the whole instance (as the reference system)' })
-  async latest(@CurrentUser() userId: number, @Res() res: Response): Promise<void> {
+  async latest(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetLatestEventsQuery(userId));
     sendJson(res, body);
   }

@@ -1,7 +1,7 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { sendJson } from '../common/json-body';
 import { badData } from '../common/unleash-errors';
 import { GetInsightsQuery } from './get-insights.query';
@@ -36,7 +36,7 @@ export class InsightsController {
   async insights(
     @Query('from') from: unknown,
     @Query('to') to: unknown,
-    @Res() res: Response,
+    @Res() res: FastifyReply,
   ): Promise<void> {
     const range = { from: parseDay('from', from), to: parseDay('to', to) };
     const body = await this.queries.execute(new GetInsightsQuery(range));
@@ -51,10 +51,10 @@ export class InsightsController {
       'Answers with `Deprecation: true` and `Link: </api/admin/insights>; rel="successor-version"`.',
   })
   @ApiOkResponse({ type: InstanceInsightsDoc })
-  async executive(@Res() res: Response): Promise<void> {
+  async executive(@Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetInsightsQuery({ from: null, to: null }));
-    res.setHeader('Deprecation', 'true');
-    res.setHeader('Link', '</api/admin/insights>; rel="successor-version"');
+    res.header('Deprecation', 'true');
+    res.header('Link', '</api/admin/insights>; rel="successor-version"');
     sendJson(res, body);
   }
 }

@@ -8,7 +8,7 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { sendJson } from '../common/json-body';
 import { GetProjectOverviewQuery } from './get-project-overview.query';
@@ -39,7 +39,7 @@ export class OverviewController {
     @Param('projectId') projectId: string,
     @Query('archived') archived: unknown,
     @CurrentUser() userId: number,
-    @Res() res: Response,
+    @Res() res: FastifyReply,
   ): Promise<void> {
     // the reference does not coerce the parameter: any non-empty string is truthy (semantics §3)
     const archivedFlags = typeof archived === 'string' ? archived !== '' : archived !== undefined;

@@ -1,8 +1,9 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
+import { sendJsonText } from '../common/json-body';
 import { GetProfileQuery } from './get-profile.query';
 
 /** OpenAPI description of the profile (api-spec 2.3, 2.11). Documentation only. */
@@ -28,8 +29,8 @@ export class ProfileController {
   @Get('profile')
   @ApiOperation({ summary: "The calling user's root role, projects and subscriptions" })
   @ApiOkResponse({ type: ProfileDoc })
-  async profile(@CurrentUser() userId: number, @Res() res: Response): Promise<void> {
+  async profile(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetProfileQuery(userId));
-    res.status(200).type('application/json; charset=utf-8').send(body);
+    sendJsonText(res, body);
   }
 }
