@@ -24,7 +24,7 @@ import autocannon from 'autocannon';
 import type { Kafka } from 'kafkajs';
 import { createKafka, topicWatermarks } from '@flaglens/kafka';
 import { eventKey, type FlagEvent } from '@flaglens/contract';
-import { EVENT_LOG_COPY_COLUMNS, eventLogCopyRow, generateHistory } from '@flaglens/projections';
+import { EVENT_LOG_COPY_COLUMNS, eventLogCopyChunk, generateHistory } from '@flaglens/projections';
 import { activeSchema, createTestDatabase } from '../test/support/test-database';
 import { createTestTopic } from '../test/support/test-kafka';
 import { freePort, httpGet } from '../test/support/http';
@@ -259,13 +259,21 @@ async function main(): Promise<void> {
     // is built before the clock starts, so this measures Postgres alone
     const active = await activeSchema(pg);
     await pg.query(`CREATE TABLE public.event_log_ceiling (LIKE ${active}.event_log INCLUDING ALL)`);
-    const copyText: string[] = [];
+    // the rows the projector stores: each body the value produced to Kafka (JSON.stringify of the event)
+    const copyText: Buffer[] = [];
     let n = 0;
     for (const chunk of history(5000)) {
       copyText.push(
-        chunk
-          .map((e) => eventLogCopyRow({ event: e, knownType: true, topic, partition: 0, offset: n++ }))
-          .join(''),
+        eventLogCopyChunk(
+          chunk.map((e) => ({
+            event: e,
+            knownType: true,
+            topic,
+            partition: 0,
+            offset: n++,
+            raw: Buffer.from(JSON.stringify(e)),
+          })),
+        ),
       );
     }
     const c0 = Date.now();

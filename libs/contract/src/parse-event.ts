@@ -51,8 +51,11 @@ function tooLarge(bytes: number | string, max: number): ParseResult {
   return fail('too-large', `value is ${bytes} bytes, more than the limit of ${max} bytes`);
 }
 
-/** The event as `parseEvent` returns it: every field present, in the reference's wire order. */
-function toFlagEvent(o: Record<string, unknown>): FlagEvent {
+/**
+ * The event as `parseEvent` returns it: every field present, in the reference's wire order. Also renders a
+ * stored event body (validated when it was accepted) back into that form.
+ */
+export function toFlagEvent(o: Record<string, unknown>): FlagEvent {
   return {
     id: o.id as number,
     type: o.type as string,

@@ -62,7 +62,15 @@ export function classifyMessages(
         });
         continue;
       }
-      accepted.push({ event: e, knownType: r.knownType, topic, partition, offset: m.offset });
+      // the value itself is stored as the body (parseEvent accepted it: a Buffer of valid UTF-8 JSON)
+      accepted.push({
+        event: e,
+        knownType: r.knownType,
+        topic,
+        partition,
+        offset: m.offset,
+        raw: m.value ?? undefined,
+      });
     } else {
       dead.push({
         ...position(topic, partition, m),

@@ -2,22 +2,28 @@ import { Pool, type PoolClient } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { testEvent } from '../testing-events';
 import { appendEvents, type SourcedEvent } from './event-log.projection';
+import { EventLogReadModel } from './event-log.read-model';
+import { toWireJson } from './event-wire';
+import { parseEvent } from '@flaglens/contract';
 
 /** The event log's append, over many COPY chunks, against real Postgres. */
 describe('event log append (real Postgres)', () => {
   let db: TestDatabase;
   let pool: Pool;
   let c: PoolClient;
+  let reads: Pool;
 
   beforeAll(async () => {
     db = await createTestDatabase('event_log');
     const schema = (await db.query<{ s: string }>(`SELECT current_schema() AS s`))[0].s;
     pool = new Pool({ connectionString: db.url, max: 1, options: `-c search_path=${schema},public` });
     c = await pool.connect();
+    reads = new Pool({ connectionString: db.url, max: 1, options: `-c search_path=${schema},public` });
   });
   afterAll(async () => {
     c.release();
     await pool.end();
+    await reads.end();
     await db.drop();
   });
 
@@ -55,5 +61,41 @@ describe('event log append (real Postgres)', () => {
     expect(rows[0]).toEqual({ n: 1500, min: '1', max: '1500', offsets: 1500 });
     const body = await db.query<{ body: string }>(`SELECT body FROM event_log WHERE id = 1234`);
     expect(JSON.parse(body[0].body).data).toEqual({ note: 'tab\there\nnew line\r\\back' });
+  });
+
+  it('stores a message value as received and lists it in the wire form, whatever its layout', async () => {
+    // pretty-printed, keys in another order, createdAt without milliseconds, no tags, escapes and non-ASCII
+    const text = `{
+\t"featureName": "raw-flag", "type": "feature-updated", "id": 9001,
+  "createdAt": "2026-11-22T09:00:00+01:00", "createdBy": "zoë\\\\admin",
+  "data": { "note": "quote \\" tab \\t é \\u00e9 \\u2028", "n": 1.50 },
+  "preData": null, "project": "default", "environment": null, "createdByUserId": 3
+}`;
+    const parsed = parseEvent(Buffer.from(text));
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const plain = { ...parsed, event: { ...parsed.event, id: 9002, featureName: 'raw-flag' } };
+    await c.query('BEGIN');
+    await appendEvents(c, [
+      { event: parsed.event, knownType: true, topic: 't', partition: 1, offset: 5, raw: Buffer.from(text) },
+      { event: plain.event, knownType: true, topic: 't', partition: 1, offset: 6 },
+    ]);
+    await c.query('COMMIT');
+    // the body is the value byte for byte; the list renders the reference's form of each event
+    expect((await db.query<{ body: string }>(`SELECT body FROM event_log WHERE id = 9001`))[0].body).toBe(
+      text,
+    );
+    const list = await new EventLogReadModel({ pool: () => reads }).eventsOfFlag('raw-flag');
+    expect(list.total).toBe(2);
+    // the same createdAt: the higher id first
+    expect(list.eventsJson).toBe(`${toWireJson(plain.event)},${toWireJson(parsed.event)}`);
+    expect(JSON.parse(`[${list.eventsJson}]`)[1]).toMatchObject({
+      createdAt: '2026-11-22T08:00:00.000Z',
+      tags: [],
+      data: { note: 'quote " tab \t é é \u2028', n: 1.5 },
+    });
+    const latest = await new EventLogReadModel({ pool: () => reads }).latestEvents(5000);
+    expect(latest.total).toBe(1502);
+    expect(JSON.parse(`[${latest.eventsJson}]`)).toHaveLength(1502);
+    expect(latest.eventsJson).toContain(toWireJson(parsed.event));
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { toWireJson } from './event-wire';
-import { eventLogCopyRow, type SourcedEvent } from './event-log.projection';
+import { toWireJson, wireFromStored } from './event-wire';
+import { eventLogCopyChunk, eventLogCopyRow, type SourcedEvent } from './event-log.projection';
 import { copyField, copyRow } from './copy-text';
 
 describe('toWireJson', () => {
@@ -88,5 +88,74 @@ describe('eventLogCopyRow', () => {
         },
       ),
     );
+  });
+});
+
+describe('eventLogCopyChunk', () => {
+  const text = fc.string({
+    unit: fc.constantFrom('a', 'é', '\\', '\t', '\n', '\r', '"', '\u2028', '😀', 'x'),
+  });
+  const sourced = fc
+    .record({
+      id: fc.integer({ min: 1, max: 2 ** 40 }),
+      createdBy: text,
+      featureName: fc.option(text, { nil: null }),
+      note: text,
+      layout: fc.constantFrom('none', 'compact', 'pretty'),
+      offset: fc.option(fc.nat(), { nil: null }),
+    })
+    .map(({ id, createdBy, featureName, note, layout, offset }): SourcedEvent => {
+      const event = {
+        id,
+        type: 'feature-updated',
+        createdBy,
+        createdAt: '2026-11-22T08:52:48.003Z',
+        createdByUserId: null,
+        data: { note },
+        preData: null,
+        tags: null,
+        featureName,
+        project: 'default',
+        environment: null,
+      };
+      const raw =
+        layout === 'none'
+          ? undefined
+          : Buffer.from(layout === 'compact' ? JSON.stringify(event) : JSON.stringify(event, null, '\t'));
+      return { event, knownType: true, topic: 't', partition: 0, offset, raw };
+    });
+
+  it('is the UTF-8 of the rows written one by one, with raw bodies copied or escaped', () => {
+    fc.assert(
+      fc.property(fc.array(sourced, { maxLength: 20 }), (events) => {
+        expect(eventLogCopyChunk(events).toString('utf8')).toBe(events.map(eventLogCopyRow).join(''));
+      }),
+    );
+  });
+
+  it('stores a raw body so that COPY gives back exactly the raw text', () => {
+    fc.assert(
+      fc.property(sourced, (s) => {
+        const fields = eventLogCopyChunk([s]).toString('utf8').slice(0, -1).split('\t');
+        const unescape = (f: string) =>
+          f.replace(/\\(.)/g, (_, c: string) => ({ t: '\t', n: '\n', r: '\r' })[c] ?? c);
+        expect(unescape(fields[9])).toBe(s.raw === undefined ? toWireJson(s.event) : s.raw.toString('utf8'));
+      }),
+    );
+  });
+});
+
+describe('wireFromStored', () => {
+  it('renders a stored body (raw, in any layout, or already wire) as the wire JSON of its event', () => {
+    const raw =
+      '{ "environment": null, "featureName": "f", "id": 3, "type": "feature-created",\n' +
+      '  "createdAt": "2026-11-22T09:52:48+01:00", "createdBy": "a", "data": {"z": 1, "a": [1.0, "\\u00e9"]},\n' +
+      '  "preData": null, "project": "p" }';
+    const wire =
+      '{"id":3,"type":"feature-created","createdBy":"a","createdAt":"2026-11-22T08:52:48.000Z",' +
+      '"createdByUserId":null,"data":{"z":1,"a":[1,"é"]},"preData":null,"tags":[],"featureName":"f",' +
+      '"project":"p","environment":null}';
+    expect(wireFromStored(raw)).toBe(wire);
+    expect(wireFromStored(wire)).toBe(wire);
   });
 });

@@ -1,4 +1,4 @@
-import type { FlagEvent } from '@flaglens/contract';
+import { toFlagEvent, type FlagEvent } from '@flaglens/contract';
 
 /**
  * The event as the reference's event list serialises it: this key order, `createdAt` with milliseconds
@@ -18,4 +18,12 @@ export function toWireJson(e: FlagEvent): string {
     project: e.project,
     environment: e.environment,
   });
+}
+
+/**
+ * The wire JSON of a stored event body: the message value as the projector received it (already validated
+ * then), or, for rows stored before bodies were kept raw, the wire JSON itself (rendering it is idempotent).
+ */
+export function wireFromStored(body: string): string {
+  return toWireJson(toFlagEvent(JSON.parse(body) as Record<string, unknown>));
 }
