@@ -83,17 +83,53 @@ export function eventLogCopyChunk(events: SourcedEvent[], from = 0, to = events.
     room(t.length * 3);
     len += buf.write(t, len, 'utf8');
   };
+  // field by field into the buffer, delimiters as bytes: no per-row string is built (it would be garbage)
+  const field = (v: string | number | boolean | null) => {
+    if (v === null) {
+      room(2);
+      buf[len++] = BACKSLASH;
+      buf[len++] = 0x4e; // N
+    } else text(typeof v === 'string' ? copyField(v) : String(v));
+  };
+  const byte = (b: number) => {
+    room(1);
+    buf[len++] = b;
+  };
   for (let i = from; i < to; i++) {
     const s = events[i];
-    text(rowHead(s));
+    const e = s.event;
+    field(e.id);
+    byte(TAB);
+    field(e.createdAt);
+    byte(TAB);
+    field(e.type);
+    byte(TAB);
+    field(e.featureName);
+    byte(TAB);
+    field(e.project);
+    byte(TAB);
+    field(e.environment);
+    byte(TAB);
+    field(e.createdBy);
+    byte(TAB);
+    field(e.createdByUserId);
+    byte(TAB);
+    field(s.knownType);
+    byte(TAB);
     const raw = s.raw;
-    if (raw === undefined) text(copyJson(toWireJson(s.event)));
+    if (raw === undefined) text(copyJson(toWireJson(e)));
     else if (needsEscape(raw)) text(copyField(raw.toString('utf8')));
     else {
       room(raw.length);
       len += raw.copy(buf, len);
     }
-    text(rowTail(s));
+    byte(TAB);
+    field(s.topic);
+    byte(TAB);
+    field(s.partition);
+    byte(TAB);
+    field(s.offset);
+    byte(LF);
   }
   return buf.subarray(0, len);
 }

@@ -1,4 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
+import { utcDay } from '../insights/insights.logic';
 
 export interface ActivityRow {
   project: string;
@@ -15,4 +16,29 @@ export function activityRows(events: readonly FlagEvent[]): ActivityRow[] {
   return events
     .filter((e) => !!e.project)
     .map((e) => ({ project: e.project!, createdAt: e.createdAt, eventId: e.id }));
+}
+
+export interface DailyCount {
+  project: string;
+  /** The UTC day, `YYYY-MM-DD`. */
+  day: string;
+  n: number;
+}
+
+/**
+ * The batch's `activityRows` counted per project and UTC day: what the projection adds to
+ * `project_activity_daily`. A batch has few distinct (project, day) pairs, so the statement carries those
+ * instead of one array element per event.
+ */
+export function dailyCounts(events: readonly FlagEvent[]): DailyCount[] {
+  const byKey = new Map<string, DailyCount>();
+  for (const e of events) {
+    if (!e.project) continue;
+    const day = utcDay(e.createdAt);
+    const key = `${e.project}\u0000${day}`;
+    const c = byKey.get(key);
+    if (c === undefined) byKey.set(key, { project: e.project, day, n: 1 });
+    else c.n++;
+  }
+  return [...byKey.values()];
 }
