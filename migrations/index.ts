@@ -10,6 +10,7 @@ import { ProjectEnvironments1763800000600 } from '../libs/projections/src/projec
 import { ProjectActivity1763800000700 } from '../libs/projections/src/project-activity/project-activity.migration';
 import { ProjectActivityFromEventLog1763800003000 } from '../libs/projections/src/project-activity/project-activity-from-event-log.migration';
 import { TimeToProduction1763800000800 } from '../libs/projections/src/time-to-production/time-to-production.migration';
+import { TimeToProductionFromEventLog1763800003200 } from '../libs/projections/src/time-to-production/time-to-production-from-event-log.migration';
 import { SdkUsage1763800000900 } from '../libs/projections/src/sdk-usage/sdk-usage.migration';
 import { Insights1763800002001 } from '../libs/projections/src/insights/insights.migration';
 import { Meta1763800000000 } from './1763800000000-meta';
@@ -43,4 +44,5 @@ export const PROJECTION_MIGRATIONS: Migration[] = [
   Insights1763800002001,
   ProjectActivityFromEventLog1763800003000,
   IdentityApplyFunction1763800003100,
+  TimeToProductionFromEventLog1763800003200,
 ];

@@ -130,9 +130,10 @@ fe AS (
     FROM flag_state f CROSS JOIN LATERAL (
            SELECT min(x.enabled_at) AS first_at
              FROM environments e CROSS JOIN LATERAL (
-                    SELECT enabled_at FROM flag_env_enables
-                     WHERE feature_name = f.name AND environment = e.name AND enabled_at > f.created_at
-                     ORDER BY enabled_at LIMIT 1) x
+                    SELECT created_at AS enabled_at FROM event_log
+                     WHERE type = 'feature-environment-enabled' AND feature_name = f.name
+                       AND environment = e.name AND created_at > f.created_at
+                     ORDER BY created_at LIMIT 1) x
             WHERE NOT e.deleted AND e.type = 'production') t
    WHERE NOT f.deleted AND f.type = 'release' AND t.first_at IS NOT NULL
      AND (t.first_at AT TIME ZONE 'UTC')::date <= $1::date

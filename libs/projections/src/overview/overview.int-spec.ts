@@ -21,7 +21,6 @@ const TABLES = [
   'projects',
   'project_environments',
   'project_activity_daily',
-  'flag_env_enables',
   'flag_sdk_usage',
   'project_sdk_usage',
   'identity_project_members',

@@ -141,9 +141,10 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
                  -- per production-type environment, the first enable after creation: one index probe each
                  SELECT min(x.enabled_at) AS first_at
                    FROM environments e CROSS JOIN LATERAL (
-                          SELECT enabled_at FROM flag_env_enables
-                           WHERE feature_name = f.name AND environment = e.name AND enabled_at > f.created_at
-                           ORDER BY enabled_at LIMIT 1) x
+                          SELECT created_at AS enabled_at FROM event_log
+                           WHERE type = 'feature-environment-enabled' AND feature_name = f.name
+                             AND environment = e.name AND created_at > f.created_at
+                           ORDER BY created_at LIMIT 1) x
                   WHERE NOT e.deleted AND e.type = 'production') t
          WHERE f.type = 'release' AND t.first_at IS NOT NULL) AS prod_days,
        (SELECT json_agg(json_build_object('type', type, 'count', n) ORDER BY type COLLATE "C")

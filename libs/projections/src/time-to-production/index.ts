@@ -1,3 +1,3 @@
 export * from './time-to-production.logic';
 export * from './time-to-production.migration';
-export * from './time-to-production.projection';
+export * from './time-to-production-from-event-log.migration';

@@ -9,9 +9,10 @@ export interface EnableRow {
 
 /**
  * Enable times per (flag, environment), from `feature-environment-enabled` (semantics §3.3). Every enable
- * is kept (idempotent by event id), because which one counts is decided at read time: the earliest one in an
- * environment whose *current* type is `production`, strictly after the flag's *current* creation time.
- * Events without a flag or an environment are ignored (nothing to attribute them to).
+ * is kept, because which one counts is decided at read time: the earliest one in an environment whose
+ * *current* type is `production`, strictly after the flag's *current* creation time. Events without a flag
+ * or an environment are ignored (nothing to attribute them to). The read side finds these rows in the event
+ * log (partial index `event_log_enable_idx`); this function states which they are, for the tests.
  */
 export function enableRows(events: readonly FlagEvent[]): EnableRow[] {
   return events
