@@ -201,7 +201,8 @@ export class BatchApplier {
             partition: s.partition ?? -1,
             offset: s.offset ?? -1,
             key: null,
-            value: Buffer.from(JSON.stringify(s.event)),
+            // the bytes as received, so a re-drive sends exactly what the producer sent
+            value: s.raw ?? Buffer.from(JSON.stringify(s.event)),
             code: 'db-rejected',
             reason: `database refused the event: ${(e as Error).message}`.slice(0, 500),
             eventId: s.event.id,
