@@ -45,6 +45,16 @@ export class PartitionConsumer {
   private readonly positions = new Map<number, number>();
   /** partition -> offset we last sought to because a batch started past the stored position */
   private readonly soughtTo = new Map<number, number>();
+  /**
+   * partition -> the batch whose transaction is in flight (its promise never rejects; a failure is kept in
+   * `failures`). While it runs, kafkajs already hands over the partition's next batch, which is classified
+   * meanwhile and applied once this one is done: JavaScript and Postgres work overlap within a partition.
+   */
+  private readonly inFlight = new Map<number, { done: Promise<void>; nextOffset: number }>();
+  /** partition -> why its last batch failed (thrown from the next batch, so kafkajs restarts the consumer) */
+  private readonly failures = new Map<number, unknown>();
+  /** Transactions in flight at most `concurrency` at once (kafkajs hands over batches faster than that). */
+  private readonly slots: TransactionSlots;
   private stopping = false;
   private joined = false;
   private lastProgressAt = Date.now();
@@ -55,6 +65,7 @@ export class PartitionConsumer {
     private readonly opts: PartitionConsumerOptions,
   ) {
     this.log = new Logger(opts.name ?? 'PartitionConsumer');
+    this.slots = new TransactionSlots(Math.max(1, opts.concurrency));
   }
 
   /** Partitions assigned to this member at the last join. */
@@ -93,6 +104,8 @@ export class PartitionConsumer {
       );
       this.positions.clear();
       this.soughtTo.clear();
+      // a failure kept from before the join is moot: every partition restarts from its stored position
+      this.failures.clear();
       void this.seekToStoredPositions(topic, mine);
     });
     consumer.on(consumer.events.CRASH, (e) => {
@@ -114,8 +127,9 @@ export class PartitionConsumer {
   /** Finishes the batch in flight, then leaves the group. */
   async stop(): Promise<void> {
     this.stopping = true;
-    // kafkajs finishes the batch in flight before it disconnects
+    // kafkajs finishes the batch it is handing over before it disconnects; then the transactions in flight end
     await this.consumer?.disconnect().catch((e) => this.log.warn(`disconnect: ${(e as Error).message}`));
+    await Promise.all([...this.inFlight.values()].map((f) => f.done));
   }
 
   private async seekToStoredPositions(topic: string, partitions: number[]): Promise<void> {
@@ -158,6 +172,29 @@ export class PartitionConsumer {
       },
     };
 
+    // The previous batch of this partition may still be in its transaction: classify this one meanwhile,
+    // against the position that batch leaves (checked once it is done).
+    const previous = this.inFlight.get(partition);
+    const early =
+      previous === undefined
+        ? undefined
+        : {
+            from: previous.nextOffset,
+            classified: this.classify(
+              topic,
+              partition,
+              batch.messages.filter((m) => Number(m.offset) >= previous.nextOffset),
+            ),
+          };
+    if (previous !== undefined) {
+      await previous.done;
+      if (this.failures.has(partition)) {
+        const failure = this.failures.get(partition);
+        this.failures.delete(partition);
+        throw failure; // kafkajs restarts the consumer, which seeks to the positions stored in Postgres
+      }
+    }
+
     let expected = this.positions.get(partition);
     if (expected === undefined) {
       expected = await retryTransient(() => this.applier.loadPosition(topic, partition), retryOpts);
@@ -180,19 +217,97 @@ export class PartitionConsumer {
       return;
     }
 
-    const { accepted, dead } = classifyMessages(
-      topic,
-      partition,
-      fresh.map((m) => ({ offset: Number(m.offset), key: m.key, value: m.value })),
-      { allowUnknownTypes: this.opts.allowUnknownTypes, maxBytes: this.opts.maxEventBytes },
-    );
+    const { accepted, dead } =
+      early !== undefined && early.from === expected
+        ? early.classified
+        : this.classify(topic, partition, fresh);
     const nextOffset = lastInBatch + 1;
     await heartbeat().catch(() => undefined);
+    await this.slots.acquire();
+    const done = this.applyBatch(
+      {
+        topic,
+        partition,
+        expectedOffset: expected,
+        nextOffset,
+        accepted,
+        dead,
+        first,
+        lastInBatch,
+        size: fresh.length,
+      },
+      Number(batch.highWatermark),
+      retryOpts,
+      heartbeat,
+    );
+    this.inFlight.set(partition, { done, nextOffset });
+    // kafkajs fetches the partition's next batch while this one's transaction runs; Postgres stays the
+    // source of truth for positions (a batch that fails is fetched again from the stored position)
+    resolveOffset(String(lastInBatch));
+  }
+
+  private classify(topic: string, partition: number, messages: EachBatchPayload['batch']['messages']) {
+    return classifyMessages(
+      topic,
+      partition,
+      messages.map((m) => ({ offset: Number(m.offset), key: m.key, value: m.value })),
+      { allowUnknownTypes: this.opts.allowUnknownTypes, maxBytes: this.opts.maxEventBytes },
+    );
+  }
+
+  /**
+   * One batch's transaction and what follows it (metrics, progress, Kafka's copy of the offset). Never
+   * rejects: an offset conflict re-seeks to the stored position; any other failure is kept for the
+   * partition's next batch to throw, and the partition is sought back to the batch's first offset so that
+   * next batch comes even when nothing new is produced.
+   */
+  private async applyBatch(
+    b: {
+      topic: string;
+      partition: number;
+      expectedOffset: number;
+      nextOffset: number;
+      accepted: SourcedEvent[];
+      dead: DeadLetter[];
+      first: number;
+      lastInBatch: number;
+      size: number;
+    },
+    highWatermark: number,
+    retryOpts: Parameters<typeof retryTransient>[1],
+    heartbeat: () => Promise<void>,
+  ): Promise<void> {
+    try {
+      await this.applyAndRecord(b, highWatermark, retryOpts, heartbeat);
+    } catch (e) {
+      // anything unexpected (a seek refused while kafkajs restarts, a listener's error): the partition's
+      // next batch throws it, and the restart seeks to the stored positions
+      this.failures.set(b.partition, e);
+    } finally {
+      this.slots.release();
+    }
+  }
+
+  private async applyAndRecord(
+    b: Parameters<PartitionConsumer['applyBatch']>[0],
+    highWatermark: number,
+    retryOpts: Parameters<typeof retryTransient>[1],
+    heartbeat: () => Promise<void>,
+  ): Promise<void> {
+    const { topic, partition, nextOffset, accepted, dead } = b;
     const t0 = process.hrtime.bigint();
     let outcome: ApplyOutcome;
     try {
       outcome = await retryTransient(
-        () => this.applier.apply({ topic, partition, expectedOffset: expected!, nextOffset, accepted, dead }),
+        () =>
+          this.applier.apply({
+            topic,
+            partition,
+            expectedOffset: b.expectedOffset,
+            nextOffset,
+            accepted,
+            dead,
+          }),
         retryOpts,
       );
       for (const d of [...dead, ...outcome.rejected]) {
@@ -205,23 +320,29 @@ export class PartitionConsumer {
         });
       }
     } catch (e) {
+      this.positions.delete(partition);
       if (e instanceof OffsetConflictError) {
-        this.log.warn({ msg: e.message, topic, partition, offset: expected });
-        this.positions.delete(partition);
-        const stored = await retryTransient(() => this.applier.loadPosition(topic, partition), retryOpts);
-        this.positions.set(partition, stored);
-        this.consumer?.seek({ topic, partition, offset: String(stored) });
+        this.log.warn({ msg: e.message, topic, partition, offset: b.expectedOffset });
+        try {
+          const stored = await retryTransient(() => this.applier.loadPosition(topic, partition), retryOpts);
+          this.positions.set(partition, stored);
+          this.consumer?.seek({ topic, partition, offset: String(stored) });
+        } catch (reload) {
+          this.failures.set(partition, reload);
+        }
         return;
       }
       this.log.error({
-        msg: `batch ${topic}[${partition}]@${first}..${lastInBatch} failed: ${(e as Error).stack ?? e}`,
+        msg: `batch ${topic}[${partition}]@${b.first}..${b.lastInBatch} failed: ${(e as Error).stack ?? e}`,
         topic,
         partition,
-        offset: first,
-        lastOffset: lastInBatch,
+        offset: b.first,
+        lastOffset: b.lastInBatch,
         err: (e as Error).message,
       });
-      throw e;
+      this.failures.set(partition, e);
+      if (!this.stopping) this.consumer?.seek({ topic, partition, offset: String(b.expectedOffset) });
+      return;
     }
     this.positions.set(partition, nextOffset);
     this.lastProgressAt = Date.now();
@@ -229,14 +350,13 @@ export class PartitionConsumer {
       topic,
       partition,
       nextOffset,
-      size: fresh.length,
+      size: b.size,
       seconds: Number(process.hrtime.bigint() - t0) / 1e9,
       outcome,
       dead: [...dead, ...outcome.rejected],
       accepted,
-      highWatermark: Number(batch.highWatermark),
+      highWatermark,
     });
-    resolveOffset(String(lastInBatch));
     await heartbeat().catch(() => undefined);
     try {
       await this.consumer?.commitOffsets([{ topic, partition, offset: String(nextOffset) }]);
@@ -249,5 +369,29 @@ export class PartitionConsumer {
         offset: nextOffset,
       });
     }
+  }
+}
+
+/** A counting semaphore: `acquire` waits while `size` holders are in. */
+class TransactionSlots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
   }
 }
