@@ -98,6 +98,25 @@ describe('projector (real Kafka and Postgres)', () => {
     }
   });
 
+  it('applies a batch that failed (not a data error) again from its stored position, once, with nothing new produced', async () => {
+    const events = Array.from({ length: 300 }, (_, i) => flagEvent(i + 1, `fail-flag-${i % 10}`, i));
+    await produce(kafka, topic, events.map(toMessage));
+    // every batch's transaction fails until the table is back (42P01: neither transient nor bad data)
+    await db.query('ALTER TABLE flag_state RENAME TO flag_state_away');
+    await startProjector('g-fail');
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(await stored()).toBe(0);
+    await db.query('ALTER TABLE flag_state_away RENAME TO flag_state');
+    await waitFor('all 300 stored', async () => (await stored()) === 300, { timeoutMs: 90000 });
+    await waitFor('lag 0', () => lagZero('g-fail'), { timeoutMs: 30000 });
+    // counted once: a failed attempt left nothing behind
+    const activity = await db.query<{ n: string }>(
+      `SELECT sum(n) AS n FROM project_activity_daily WHERE project = 'default'`,
+    );
+    expect(Number(activity[0].n)).toBe(300);
+    expect(await db.query('SELECT * FROM dead_letters')).toHaveLength(0);
+  });
+
   it('stores an event id sent twice (two offsets) once', async () => {
     const e = flagEvent(42, 'dup-flag', 1);
     await produce(kafka, topic, [toMessage(e), toMessage(flagEvent(43, 'dup-flag', 2)), toMessage(e)]);
