@@ -58,13 +58,20 @@ export function projectorNodeOptions(): string[] {
 
 /**
  * `BENCH_CPU_PROFILE=<dir>` (bench and chaos runs): the started apps write V8 CPU profiles (`.cpuprofile`, one per
- * process, readable in Chrome DevTools) into `<dir>` when they stop.
+ * process, readable in Chrome DevTools) into `<dir>` when they stop. `BENCH_ALLOC_PROFILE=<dir>`: sampling
+ * allocation profiles, collected objects included (scripts/alloc-profile.js). Either is summed by
+ * `node scripts/profile-summary.js <file>`.
  */
 function profilerFlags(): string[] {
-  const dir = process.env.BENCH_CPU_PROFILE;
-  return dir
-    ? ['-r', join(ROOT, 'scripts', 'exit-on-sigterm.js'), '--cpu-prof', `--cpu-prof-dir=${dir}`]
-    : [];
+  const cpu = process.env.BENCH_CPU_PROFILE;
+  const alloc = process.env.BENCH_ALLOC_PROFILE;
+  if (!cpu && !alloc) return [];
+  return [
+    '-r',
+    join(ROOT, 'scripts', 'exit-on-sigterm.js'),
+    ...(cpu ? ['--cpu-prof', `--cpu-prof-dir=${cpu}`] : []),
+    ...(alloc ? ['-r', join(ROOT, 'scripts', 'alloc-profile.js')] : []),
+  ];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { retryTransient } from '@flaglens/persistence';
-import { BatchApplier, OffsetConflictError, type ApplyOutcome } from './batch-applier';
+import { BatchApplier, OffsetConflictError, type ApplyOutcome, type BatchToApply } from './batch-applier';
 import type { SourcedEvent } from '@flaglens/projections';
 import { classifyMessages, type DeadLetter } from './classify-messages';
 
@@ -262,17 +262,7 @@ export class PartitionConsumer {
    * next batch comes even when nothing new is produced.
    */
   private async applyBatch(
-    b: {
-      topic: string;
-      partition: number;
-      expectedOffset: number;
-      nextOffset: number;
-      accepted: SourcedEvent[];
-      dead: DeadLetter[];
-      first: number;
-      lastInBatch: number;
-      size: number;
-    },
+    b: DispatchedBatch,
     highWatermark: number,
     retryOpts: Parameters<typeof retryTransient>[1],
     heartbeat: () => Promise<void>,
@@ -289,7 +279,7 @@ export class PartitionConsumer {
   }
 
   private async applyAndRecord(
-    b: Parameters<PartitionConsumer['applyBatch']>[0],
+    b: DispatchedBatch,
     highWatermark: number,
     retryOpts: Parameters<typeof retryTransient>[1],
     heartbeat: () => Promise<void>,
@@ -298,18 +288,7 @@ export class PartitionConsumer {
     const t0 = process.hrtime.bigint();
     let outcome: ApplyOutcome;
     try {
-      outcome = await retryTransient(
-        () =>
-          this.applier.apply({
-            topic,
-            partition,
-            expectedOffset: b.expectedOffset,
-            nextOffset,
-            accepted,
-            dead,
-          }),
-        retryOpts,
-      );
+      outcome = await retryTransient(() => this.applier.apply(b), retryOpts);
       for (const d of [...dead, ...outcome.rejected]) {
         this.log.warn({
           msg: `dead-lettered ${topic}[${partition}]@${d.offset}: ${d.code}: ${d.reason}`,
@@ -371,6 +350,9 @@ export class PartitionConsumer {
     }
   }
 }
+
+/** A batch handed to its transaction: what the applier needs, and where it lies in the partition. */
+type DispatchedBatch = BatchToApply & { first: number; lastInBatch: number; size: number };
 
 /** A counting semaphore: `acquire` waits while `size` holders are in. */
 class TransactionSlots {

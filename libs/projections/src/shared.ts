@@ -18,3 +18,9 @@ export interface Skip {
   eventId: number;
   reason: string;
 }
+
+/** The UTC day (`YYYY-MM-DD`) of an instant; an instant already in UTC normal form (`…Z`) is just cut. */
+export const utcDay = (iso: string): string =>
+  iso.length === 24 && iso.charCodeAt(23) === 90 /* Z */ && iso.charCodeAt(10) === 84 /* T */
+    ? iso.slice(0, 10)
+    : new Date(iso).toISOString().slice(0, 10);

@@ -28,8 +28,8 @@ export class AdminAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    // routing ignores letter case (as the reference's): so does this check
-    if (req.url.slice(0, 10).toLowerCase() !== '/api/admin') return true;
+    // the matched route's pattern, not the raw path: routing ignores letter case (as the reference's)
+    if (!(req.routeOptions.url ?? '').startsWith('/api/admin')) return true;
     if (req.flaglensUserId !== undefined) return true; // already authenticated (guard applied twice)
     if (this.config.FLAGLENS_AUTH !== 'on') {
       // local experiments only: every caller is the initial admin

@@ -1,6 +1,14 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, badData, notFound, pathNotAvailable, unknownError } from './unleash-errors';
+import { sendJsonText, pathOf } from './json-body';
+import {
+  ApiError,
+  badData,
+  contentTooLarge,
+  notFound,
+  pathNotAvailable,
+  unknownError,
+} from './unleash-errors';
 
 /** Translates every error once, at the HTTP edge, into the reference's envelope. Never a stack trace. */
 @Catch()
@@ -16,10 +24,7 @@ export class AllErrorsFilter implements ExceptionFilter {
     if (error.status >= 500)
       this.log.error(`${req.method} ${path}: ${(exception as Error)?.stack ?? exception}`);
     if (reply.sent) return;
-    void reply
-      .code(error.status)
-      .type('application/json; charset=utf-8')
-      .send(JSON.stringify(error.toBody()));
+    sendJsonText(reply, JSON.stringify(error.toBody()), error.status);
   }
 
   private toApiError(e: unknown, path: string): ApiError {
@@ -37,7 +42,7 @@ export class AllErrorsFilter implements ExceptionFilter {
             : String(body.message ?? e.message);
       if (status === 404) return /^Cannot [A-Z]+ /.test(message) ? pathNotAvailable(path) : notFound(message);
       if (status === 400) return badData(message);
-      if (status === 413) return new ApiError(413, 'ContentTooLargeError', 'Request entity too large');
+      if (status === 413) return contentTooLarge();
       if (status < 500) return new ApiError(status, e.name, message);
       return unknownError();
     }
@@ -45,16 +50,10 @@ export class AllErrorsFilter implements ExceptionFilter {
       (e as { status?: unknown; statusCode?: unknown })?.status ??
       (e as { statusCode?: unknown })?.statusCode;
     // Fastify's own client errors (a body over the bound, a malformed request) keep their status
-    if (status === 413) return new ApiError(413, 'ContentTooLargeError', 'Request entity too large');
+    if (status === 413) return contentTooLarge();
     if (status === 400) return badData('The request could not be understood');
     if (typeof status === 'number' && status > 400 && status < 500)
       return new ApiError(status, 'BadRequestError', (e as Error).message);
     return unknownError();
   }
-}
-
-/** The request's path as sent (not decoded), without the query: what Express called `req.path`. */
-export function pathOf(req: Pick<FastifyRequest, 'url'>): string {
-  const q = req.url.indexOf('?');
-  return q === -1 ? req.url : req.url.slice(0, q);
 }

@@ -1,10 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { pathOf, sendJsonText } from './json-body';
 import { badData } from './unleash-errors';
-
-/** Sends an error in the reference's envelope from outside Nest (Fastify's own framework errors). */
-function sendError(reply: FastifyReply, status: number, body: Record<string, unknown>): void {
-  void reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
-}
 
 /**
  * Fastify's `frameworkErrors`: errors raised while routing, before any Nest code runs. A malformed
@@ -16,12 +12,12 @@ export function rejectBadUrl(
   req: FastifyRequest,
   reply: FastifyReply,
 ): void {
-  const path = (req.raw.url ?? '').split('?')[0].slice(0, 200);
+  const path = pathOf(req).slice(0, 200);
   const message =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? `A path parameter is too long in ${JSON.stringify(path)}`
       : `Failed to decode param in path ${JSON.stringify(path)}`;
-  sendError(reply, 400, badData(message).toBody());
+  sendJsonText(reply, JSON.stringify(badData(message).toBody()), 400);
 }
 
 /** The largest request body read (and dropped) before answering 413: every route is a GET. */

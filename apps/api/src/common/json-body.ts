@@ -1,6 +1,6 @@
 import etag from 'etag';
 import fresh from 'fresh';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** A serialised JSON response body with its (weak) ETag, computed once so cached bodies cost no hashing. */
 export interface JsonBody {
@@ -37,4 +37,10 @@ export function sendJson(reply: FastifyReply, body: JsonBody, status = 200): voi
 /** Sends a JSON text as it is (no ETag). */
 export function sendJsonText(reply: FastifyReply, json: string, status = 200): void {
   void reply.code(status).type(JSON_TYPE).send(json);
+}
+
+/** The request's path as sent (not decoded), without the query: what Express called `req.path`. */
+export function pathOf(req: Pick<FastifyRequest, 'url'>): string {
+  const q = req.url.indexOf('?');
+  return q === -1 ? req.url : req.url.slice(0, q);
 }

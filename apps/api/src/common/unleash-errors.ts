@@ -28,6 +28,7 @@ export class ApiError extends Error {
 export const notFound = (message: string) => new ApiError(404, 'NotFoundError', message);
 export const pathNotAvailable = (path: string) =>
   notFound(`The path you were looking for (${path}) is not available.`);
+export const contentTooLarge = () => new ApiError(413, 'ContentTooLargeError', 'Request entity too large');
 export const badData = (message: string) => new ApiError(400, 'BadDataError', message);
 export const unknownError = () =>
   new ApiError(500, 'UnknownError', 'Unexpected error. Please try again later.');

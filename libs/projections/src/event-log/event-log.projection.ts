@@ -28,29 +28,6 @@ const COLUMNS =
 /** The body's COPY field: JSON text has no raw tab, newline or carriage return, so only backslashes double. */
 const copyJson = (json: string): string => (json.indexOf('\\') === -1 ? json : json.replace(/\\/g, '\\\\'));
 
-/** The columns before the body, each followed by its tab. */
-function rowHead(s: SourcedEvent): string {
-  const e = s.event;
-  return (
-    `${e.id}\t${copyField(e.createdAt)}\t${copyField(e.type)}\t${copyField(e.featureName)}\t` +
-    `${copyField(e.project)}\t${copyField(e.environment)}\t${copyField(e.createdBy)}\t` +
-    `${copyField(e.createdByUserId)}\t${s.knownType}\t`
-  );
-}
-
-/** The columns after the body, with the row's end. */
-const rowTail = (s: SourcedEvent): string =>
-  `\t${copyField(s.topic)}\t${copyField(s.partition)}\t${copyField(s.offset)}\n`;
-
-/**
- * One event-log row in COPY text format, as a string (tests, and the reference for `eventLogCopyChunk`).
- * The body is the raw value when there is one, else the wire JSON.
- */
-export function eventLogCopyRow(s: SourcedEvent): string {
-  const body = s.raw === undefined ? copyJson(toWireJson(s.event)) : copyField(s.raw.toString('utf8'));
-  return rowHead(s) + body + rowTail(s);
-}
-
 export const EVENT_LOG_COPY_COLUMNS = COLUMNS;
 
 const BACKSLASH = 0x5c;
@@ -63,8 +40,8 @@ const needsEscape = (b: Buffer): boolean =>
   b.indexOf(BACKSLASH) !== -1 || b.indexOf(LF) !== -1 || b.indexOf(TAB) !== -1 || b.indexOf(CR) !== -1;
 
 /**
- * Rows `from` to `to` (exclusive) in COPY text format, as one Buffer: the same bytes as the concatenated
- * `eventLogCopyRow`s, UTF-8. A raw body without special bytes is copied as it is, so the projector
+ * Event-log rows `from` to `to` (exclusive) in COPY text format (the columns of EVENT_LOG_COPY_COLUMNS), as
+ * one UTF-8 Buffer; the body is the raw value when there is one, else the wire JSON. A raw body without special bytes is copied as it is, so the projector
  * neither re-serialises the event nor encodes its JSON to UTF-8 again.
  */
 export function eventLogCopyChunk(events: SourcedEvent[], from = 0, to = events.length): Buffer {

@@ -8,7 +8,7 @@ export interface FlagEventList {
 }
 
 /** The list's JSON array elements from the stored bodies (in the list's order). */
-const wireList = (rows: string[][]): string => rows.map((r) => wireFromStored(r[0])).join(',');
+const wireList = (bodies: string[]): string => bodies.map(wireFromStored).join(',');
 
 /**
  * Reads of the event log. Each event's body is stored as the projector received it; its wire JSON (the
@@ -30,7 +30,7 @@ export class EventLogReadModel {
       values: [featureName, hidden],
       rowMode: 'array',
     });
-    return { total: r.rows.length, eventsJson: wireList(r.rows) };
+    return { total: r.rows.length, eventsJson: wireList(r.rows.map((row) => row[0])) };
   }
 
   /** The newest `limit` events of the whole instance (but the `hidden` projects'), and how many there are. */
@@ -44,6 +44,6 @@ export class EventLogReadModel {
       values: [limit, hidden],
     });
     const bodies = r.rows[0]?.bodies ?? [];
-    return { total: r.rows[0]?.total ?? 0, eventsJson: bodies.map(wireFromStored).join(',') };
+    return { total: r.rows[0]?.total ?? 0, eventsJson: wireList(bodies) };
   }
 }

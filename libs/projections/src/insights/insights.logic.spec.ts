@@ -1,6 +1,7 @@
 import { testEvent as ev } from '../testing-events';
 import fc from 'fast-check';
-import { insightsChanges, isoWeekId, utcDay, weekStart } from './insights.logic';
+import { insightsChanges, isoWeekId, weekStart } from './insights.logic';
+import { utcDay } from '../shared';
 
 describe('insights pure logic', () => {
   it('utcDay cuts a UTC normal form and converts any other form; weekStart is the Monday, however often asked', () => {

@@ -1,14 +1,8 @@
 import type { FlagEvent } from '@flaglens/contract';
 import { reduceFlagState, FLAG_STATE_TYPES, type FlagRow } from '../flag-state/flag-state.logic';
-import { data, int, preData, str } from '../shared';
+import { data, int, preData, str, utcDay } from '../shared';
 
 const DAY_MS = 86_400_000;
-
-/** The UTC day (`YYYY-MM-DD`) of an instant; an instant already in UTC normal form (`…Z`) is just cut. */
-export const utcDay = (iso: string): string =>
-  iso.length === 24 && iso.charCodeAt(23) === 90 /* Z */ && iso.charCodeAt(10) === 84 /* T */
-    ? iso.slice(0, 10)
-    : new Date(iso).toISOString().slice(0, 10);
 
 /** Mondays by day: a batch has few distinct days, and this runs per event (bounded, cleared when full). */
 const mondays = new Map<string, string>();

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { utcDay } from '../insights/insights.logic';
+import { utcDay } from '../shared';
 
 export interface ActivityRow {
   project: string;
@@ -14,9 +14,12 @@ export interface ActivityRow {
  */
 export function activityRows(events: readonly FlagEvent[]): ActivityRow[] {
   return events
-    .filter((e) => !!e.project)
+    .filter(countsForProject)
     .map((e) => ({ project: e.project!, createdAt: e.createdAt, eventId: e.id }));
 }
+
+/** Whether an event counts for its project's activity (it names one). */
+const countsForProject = (e: FlagEvent): boolean => !!e.project;
 
 export interface DailyCount {
   project: string;
@@ -33,11 +36,11 @@ export interface DailyCount {
 export function dailyCounts(events: readonly FlagEvent[]): DailyCount[] {
   const byKey = new Map<string, DailyCount>();
   for (const e of events) {
-    if (!e.project) continue;
+    if (!countsForProject(e)) continue;
     const day = utcDay(e.createdAt);
     const key = `${e.project}\u0000${day}`;
     const c = byKey.get(key);
-    if (c === undefined) byKey.set(key, { project: e.project, day, n: 1 });
+    if (c === undefined) byKey.set(key, { project: e.project!, day, n: 1 });
     else c.n++;
   }
   return [...byKey.values()];

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { TimeToProduction1763800000800 } from './time-to-production.migration';
 
 /**
  * Time to production without a row per enable: the event log already holds every
@@ -18,14 +19,7 @@ export class TimeToProductionFromEventLog1763800003200 implements MigrationInter
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE TABLE flag_env_enables (
-        feature_name text        NOT NULL,
-        environment  text        NOT NULL,
-        enabled_at   timestamptz NOT NULL,
-        event_id     bigint      NOT NULL,
-        PRIMARY KEY (feature_name, environment, enabled_at, event_id)
-      )`);
+    await new TimeToProduction1763800000800().up(q); // the table as it was created
     await q.query(`
       INSERT INTO flag_env_enables (feature_name, environment, enabled_at, event_id)
       SELECT feature_name, environment, created_at, id FROM event_log
