@@ -15,6 +15,7 @@ import { IsCountRecord } from './count-record.validator';
 import { MAX_TEXT_LENGTH } from './event-limits';
 import { HasOnlyObjectValues } from './object-values.validator';
 import { IsSdkTimestamp } from './sdk-timestamp.validator';
+import { HasNameKeys, IsWellFormedText } from './well-formed-text.validator';
 
 /** Exposure counts of one flag in a metrics bucket. */
 @JSONSchema({ title: 'ToggleMetrics', description: 'Exposure counts of one flag in a metrics bucket.' })
@@ -40,6 +41,7 @@ export class ToggleMetricsDto {
   })
   @IsOptional()
   @IsCountRecord()
+  @HasNameKeys()
   variants?: Record<string, number> | null;
 }
 
@@ -60,6 +62,7 @@ export class ClientMetricsBucketDto {
   @IsDefined()
   @IsObject()
   @HasOnlyObjectValues()
+  @HasNameKeys()
   @ValidateNested({ each: true })
   @Type(() => ToggleMetricsDto)
   toggles: Map<string, ToggleMetricsDto>;
@@ -78,18 +81,21 @@ export class ClientMetricsDataDto {
   @IsDefined()
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
   appName: string;
 
   @JSONSchema({ type: 'string', description: 'Instance of the application.' })
   @IsOptional()
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
   instanceId?: string | null;
 
   @JSONSchema({ type: 'string', description: 'Environment the metrics are for, when the SDK says so.' })
   @IsOptional()
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
   environment?: string | null;
 
   @JSONSchema({ description: 'The reported window and counts.' })

@@ -2,6 +2,7 @@ import { IsArray, IsDefined, IsInt, IsOptional, IsString, Length, Max, Min } fro
 import { JSONSchema } from 'class-validator-jsonschema';
 import { MAX_TEXT_LENGTH } from './event-limits';
 import { IsSdkTimestamp } from './sdk-timestamp.validator';
+import { IsWellFormedText } from './well-formed-text.validator';
 
 /**
  * `data` of a `client-register` event: the body an SDK posts to `/api/client/register`. Only `appName`
@@ -16,24 +17,28 @@ export class ClientRegisterDataDto {
   @IsDefined()
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
   appName: string;
 
   @JSONSchema({ type: 'string', description: 'Instance of the application.' })
   @IsOptional()
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
   instanceId?: string | null;
 
   @JSONSchema({ type: 'string', description: 'Environment the SDK reports for, when it says so.' })
   @IsOptional()
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
   environment?: string | null;
 
   @JSONSchema({ type: 'string', description: 'SDK name and version, e.g. `unleash-client-node:6.1.0`.' })
   @IsOptional()
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
   sdkVersion?: string | null;
 
   @JSONSchema({ type: 'array', items: { type: 'string' }, description: 'Strategies the SDK implements.' })

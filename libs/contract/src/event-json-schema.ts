@@ -5,9 +5,11 @@ import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { ClientMetricsBucketDto, ClientMetricsDataDto, ToggleMetricsDto } from './client-metrics-data.dto';
 import { ClientRegisterDataDto } from './client-register-data.dto';
 import { RFC3339_DATE_TIME_PATTERN } from './date-time';
+import { MAX_TEXT_LENGTH } from './event-limits';
 import { CLIENT_METRICS_EVENT_TYPE, CLIENT_REGISTER_EVENT_TYPE } from './event-types';
 import { FeatureEventDto } from './feature-event.dto';
 import { TagDto } from './tag.dto';
+import { WELL_FORMED_PATTERN } from './well-formed-text.validator';
 
 // class-transformer's metadata (the `@Type` of nested properties) is not in its typed entry point.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -47,6 +49,8 @@ const CUSTOM_CONVERTERS: Record<string, JsonSchema> = {
     additionalProperties: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
   },
   hasOnlyObjectValues: {},
+  isWellFormedText: { pattern: WELL_FORMED_PATTERN },
+  hasNameKeys: { propertyNames: { minLength: 1, maxLength: MAX_TEXT_LENGTH, pattern: WELL_FORMED_PATTERN } },
   // expressed at the root as `allOf` / `if` / `then` (see below)
   isSdkPayload: {},
 };

@@ -23,5 +23,12 @@ export const MAX_TAGS_PER_EVENT = 1000;
 /** ours: the largest message value `parseEvent` reads (bytes, UTF-8), unless told otherwise: 1 MiB. */
 export const DEFAULT_MAX_EVENT_BYTES = 1_048_576;
 
+/**
+ * ours: how deep a message value may nest (the event object is level 1, `data` level 2). Projections walk
+ * and serialise `data` recursively: 20,000 levels overflow the stack (`RangeError`). The reference's own
+ * payloads nest a handful of levels (strategies, constraints, variants).
+ */
+export const MAX_EVENT_DEPTH = 64;
+
 /** ours: how much of a JSON parser message a dead-letter reason keeps. */
 export const MAX_PARSER_MESSAGE_LENGTH = 200;

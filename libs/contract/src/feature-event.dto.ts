@@ -23,6 +23,7 @@ import { MAX_EVENT_ID, MAX_TAGS_PER_EVENT, MAX_TEXT_LENGTH, MIN_EVENT_ID } from 
 import { EVENT_TYPES } from './event-types';
 import { IsSdkPayload, isSdkEventType } from './sdk-payload.validator';
 import { TagDto } from './tag.dto';
+import { IsWellFormedText } from './well-formed-text.validator';
 
 /** Message of the RFC 3339 check (the pattern itself is unreadable in a dead-letter reason). */
 export const CREATED_AT_MESSAGE = `$property must be an RFC 3339 date-time with a time zone (e.g. ${RFC3339_DATE_TIME_EXAMPLE})`;
@@ -86,6 +87,7 @@ export class FeatureEventDto {
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
   @IsIn(EVENT_TYPES, { message: unknownTypeMessage })
+  @IsWellFormedText()
   type: string;
 
   @JSONSchema({
@@ -96,6 +98,7 @@ export class FeatureEventDto {
   @IsDefined()
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
   createdBy: string;
 
   @JSONSchema({
@@ -112,18 +115,21 @@ export class FeatureEventDto {
   @IsOptional()
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
   environment: string | null;
 
   @JSONSchema({ type: 'string', description: 'Project concerned, if any; 1 to 255 characters.' })
   @IsOptional()
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
   project: string | null;
 
   @JSONSchema({ type: 'string', description: 'Flag concerned, if any; 1 to 255 characters.' })
   @IsOptional()
   @IsString()
   @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
   featureName: string | null;
 
   @JSONSchema({

@@ -87,9 +87,10 @@ describe('fastValidateEvent agrees with the class-validator DTOs', () => {
       }),
       { numRuns: 4000 },
     );
-    // the generator must exercise every outcome, or agreement proves little
-    expect(seen.valid).toBeGreaterThan(200);
-    expect(seen['unknown-type']).toBeGreaterThan(20);
+    // the generator must exercise every outcome, or agreement proves little. The bounds sit far below
+    // what 30 seeds gave at their lowest (valid 192, unknown-type 47, invalid 3681): the seed is random.
+    expect(seen.valid).toBeGreaterThan(100);
+    expect(seen['unknown-type']).toBeGreaterThan(15);
     expect(seen.invalid).toBeGreaterThan(1000);
   });
 
@@ -102,7 +103,7 @@ describe('fastValidateEvent agrees with the class-validator DTOs', () => {
         seen[`${String(e.type)} ${fast}`] = (seen[`${String(e.type)} ${fast}`] ?? 0) + 1;
         expect(fast).toBe(dtoVerdict(e));
       }),
-      { numRuns: 3000 },
+      { numRuns: 4500 },
     );
     const outcomes = [
       'client-register valid',
@@ -110,7 +111,8 @@ describe('fastValidateEvent agrees with the class-validator DTOs', () => {
       'client-metrics valid',
       'client-metrics invalid',
     ];
-    const covered = Object.fromEntries(outcomes.map((k) => [k, (seen[k] ?? 0) > 100]));
+    // lowest over 30 seeds: client-metrics valid 118, every other outcome above 400
+    const covered = Object.fromEntries(outcomes.map((k) => [k, (seen[k] ?? 0) > 40]));
     expect(covered).toEqual(Object.fromEntries(outcomes.map((k) => [k, true])));
   });
 

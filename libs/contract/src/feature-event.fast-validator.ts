@@ -10,6 +10,7 @@ import {
 } from './event-limits';
 import { CLIENT_METRICS_EVENT_TYPE, CLIENT_REGISTER_EVENT_TYPE, isKnownEventType } from './event-types';
 import { isSdkTimestamp } from './sdk-timestamp.validator';
+import { hasNameKeys, isNameKey, isWellFormedText } from './well-formed-text.validator';
 
 /*
  * A hand-written validator that checks exactly the rules of FeatureEventDto (with ClientRegisterDataDto,
@@ -35,6 +36,11 @@ function invalid(problem: string): FastVerdict {
 
 /** Characters that make validator.js's `isLength` differ from `String#length`. */
 const LENGTH_SPECIAL = /[\uD800-\uDFFF]|\uFE0E|\uFE0F/;
+/** Any surrogate code unit: only then can a string hold a lone one. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** No lone surrogate (`@IsWellFormedText`), checked only when a surrogate is there at all. */
+const wellFormed = (s: string): boolean => !SURROGATE.test(s) || isWellFormedText(s);
 
 /** class-validator's `@Length(min, max)` on a string, without its regexes for plain text. */
 function hasLength(s: string, min: number, max: number): boolean {
@@ -45,7 +51,7 @@ function hasLength(s: string, min: number, max: number): boolean {
 }
 
 function isText(v: unknown, min: number, max: number): boolean {
-  return typeof v === 'string' && hasLength(v, min, max);
+  return typeof v === 'string' && hasLength(v, min, max) && wellFormed(v);
 }
 
 function isAbsent(v: unknown): boolean {
@@ -53,7 +59,11 @@ function isAbsent(v: unknown): boolean {
 }
 
 function isOptionalText(v: unknown): boolean {
-  return v === null || v === undefined || (typeof v === 'string' && hasLength(v, 1, MAX_TEXT_LENGTH));
+  return (
+    v === null ||
+    v === undefined ||
+    (typeof v === 'string' && hasLength(v, 1, MAX_TEXT_LENGTH) && wellFormed(v))
+  );
 }
 
 /** class-validator's `@IsObject()`: not null, not an array. */
@@ -105,11 +115,13 @@ function checkClientMetrics(d: Record<string, unknown>): string | null {
   const toggles = bucket.toggles;
   if (!isObjectValue(toggles)) return 'data.bucket.toggles';
   for (const name of Object.keys(toggles)) {
+    if (!isNameKey(name)) return 'data.bucket.toggles';
     const t = toggles[name];
     if (!isObjectValue(t)) return `data.bucket.toggles.${name}`;
     if (!isCount(t.yes)) return `data.bucket.toggles.${name}.yes`;
     if (!isCount(t.no)) return `data.bucket.toggles.${name}.no`;
-    if (!isAbsent(t.variants) && !isCountRecord(t.variants)) return `data.bucket.toggles.${name}.variants`;
+    if (!isAbsent(t.variants) && (!isCountRecord(t.variants) || !hasNameKeys(t.variants)))
+      return `data.bucket.toggles.${name}.variants`;
   }
   return null;
 }
@@ -123,7 +135,8 @@ export function fastValidateEvent(o: Record<string, unknown>): FastVerdict {
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < MIN_EVENT_ID) return invalid('id');
   if (!isRfc3339DateTime(o.createdAt)) return invalid('createdAt');
   const type = o.type;
-  if (typeof type !== 'string' || !hasLength(type, 1, MAX_TEXT_LENGTH)) return invalid('type');
+  if (typeof type !== 'string' || !hasLength(type, 1, MAX_TEXT_LENGTH) || !wellFormed(type))
+    return invalid('type');
   if (!isText(o.createdBy, 1, MAX_TEXT_LENGTH)) return invalid('createdBy');
   const userId = o.createdByUserId;
   if (!isAbsent(userId) && (typeof userId !== 'number' || !Number.isSafeInteger(userId))) {

@@ -15,3 +15,4 @@ export * from './parse-event';
 export * from './sdk-payload.validator';
 export * from './tag.dto';
 export * from './validation-issues';
+export * from './well-formed-text.validator';

@@ -272,6 +272,66 @@ describe('parseEvent', () => {
       expectFailure(parseEvent(json({ data: { blob: 'x'.repeat(padding + 1) } })), 'too-large');
     });
 
+    it('refuses a value nested more than 64 levels deep, before parsing it (a 20,000-level data overflowed the stack)', () => {
+      const nested = (levels: number) =>
+        JSON.parse('{"a":'.repeat(levels) + '1' + '}'.repeat(levels)) as object;
+      // built as text: JSON.stringify itself overflows on it
+      const deep = json({ type: 'default-strategy-updated', data: '@' }).replace(
+        '"@"',
+        '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000),
+      );
+      expect(expectFailure(parseEvent(deep), 'too-deep')).toBe(
+        'value nests more than 64 levels deep (the limit)',
+      );
+      expectFailure(parseEvent(Buffer.from(deep)), 'too-deep');
+      // the event object is level 1 and data level 2: data may nest 63 levels
+      expectOk(parseEvent(json({ data: nested(63) })));
+      expectFailure(parseEvent(json({ data: nested(64) })), 'too-deep');
+      // brackets inside strings (escaped quotes included) do not count
+      expectOk(parseEvent(json({ data: { s: '[[[[{{{{"\\'.repeat(100) } })));
+      expectFailure(
+        parseEvent(json({ preData: { a: JSON.parse('['.repeat(70) + ']'.repeat(70)) as unknown } })),
+        'too-deep',
+      );
+    });
+
+    it('refuses names with a lone surrogate, which Postgres would store as U+FFFD and merge', () => {
+      for (const field of ['featureName', 'project', 'environment', 'createdBy']) {
+        const reason = expectFailure(parseEvent(json({ [field]: 'flag-\ud800' })), 'invalid-field');
+        expect(reason).toContain(`${field} must be well-formed Unicode`);
+      }
+      expectFailure(
+        parseEvent(json({ type: 'feature-\udc00' }), { allowUnknownTypes: true }),
+        'invalid-field',
+      );
+      expectFailure(parseEvent(json({ tags: [{ value: 'a\ud83d', type: 'simple' }] })), 'invalid-field');
+      // a proper pair is fine
+      expectOk(parseEvent(json({ featureName: 'flag-\ud83d\ude00' })));
+    });
+
+    it('limits the flag and variant names of SDK metrics to 255 characters (a 4,000-character one overflowed an index row)', () => {
+      const metrics = (toggles: Record<string, unknown>) =>
+        json({
+          type: 'client-metrics',
+          featureName: null,
+          data: {
+            appName: 'web',
+            bucket: { start: '2026-11-22T08:51:52Z', stop: '2026-11-22T08:52:52Z', toggles },
+          },
+        });
+      expectOk(parseEvent(metrics({ ['f'.repeat(255)]: { yes: 1, no: 0 } })));
+      const reason = expectFailure(
+        parseEvent(metrics({ ['f'.repeat(4000)]: { yes: 1, no: 0 } })),
+        'invalid-field',
+      );
+      expect(reason).toContain('each key of toggles must be 1 to 255 characters');
+      expectFailure(parseEvent(metrics({ 'x\udfff': { yes: 1, no: 0 } })), 'invalid-field');
+      expectFailure(
+        parseEvent(metrics({ f: { yes: 1, no: 0, variants: { ['v'.repeat(256)]: 1 } } })),
+        'invalid-field',
+      );
+    });
+
     it('honours maxBytes', () => {
       const value = json();
       expectOk(parseEvent(value, { maxBytes: Buffer.byteLength(value) }));

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { normaliseDateTime } from './date-time';
-import { DEFAULT_MAX_EVENT_BYTES, MAX_PARSER_MESSAGE_LENGTH } from './event-limits';
+import { DEFAULT_MAX_EVENT_BYTES, MAX_EVENT_DEPTH, MAX_PARSER_MESSAGE_LENGTH } from './event-limits';
 import { fastValidateEvent } from './feature-event.fast-validator';
 import { validateFeatureEventWithDto } from './feature-event.validation';
 import type { EventTag, FlagEvent } from './flag-event';
@@ -8,12 +8,13 @@ import { formatIssues } from './validation-issues';
 
 /** Why a message value was dead-lettered. */
 export type DeadLetterCode =
-  'empty' | 'too-large' | 'malformed-json' | 'not-an-object' | 'invalid-field' | 'unknown-type';
+  'empty' | 'too-large' | 'too-deep' | 'malformed-json' | 'not-an-object' | 'invalid-field' | 'unknown-type';
 
 /** Every dead-letter code, e.g. for a metric label or a CLI filter. */
 export const DEAD_LETTER_CODES: readonly DeadLetterCode[] = Object.freeze([
   'empty',
   'too-large',
+  'too-deep',
   'malformed-json',
   'not-an-object',
   'invalid-field',
@@ -45,6 +46,29 @@ function describeJsonValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   return `a ${typeof v}`;
+}
+
+/**
+ * The nesting depth of a JSON text, counted without parsing it (brackets outside strings), stopping as soon
+ * as it passes `limit`: the depth reached, or 0 when it stays within the limit. Bytes or UTF-16 code units
+ * alike: every character that matters is ASCII.
+ */
+export function jsonDepthBeyond(text: Uint8Array | string, limit: number): number {
+  const bytes = typeof text !== 'string';
+  const n = text.length;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < n; i++) {
+    const c = bytes ? (text as Uint8Array)[i] : (text as string).charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > limit) return depth;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+  return 0;
 }
 
 function tooLarge(bytes: number | string, max: number): ParseResult {
@@ -104,6 +128,10 @@ function parseUnsafe(value: unknown, options: ParseEventOptions | undefined): Pa
     return fail('malformed-json', `value is ${typeof value}, not a string or a buffer`);
   }
 
+  // 3a. nesting depth, before anything walks the value recursively
+  if (jsonDepthBeyond(text, MAX_EVENT_DEPTH) > 0)
+    return fail('too-deep', `value nests more than ${MAX_EVENT_DEPTH} levels deep (the limit)`);
+
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -139,7 +167,8 @@ function parseUnsafe(value: unknown, options: ParseEventOptions | undefined): Pa
  * Parses and validates one message value against the event contract. Never throws.
  *
  * Checks, in order: empty (null, undefined, zero length) -> `empty`; more than `maxBytes` bytes ->
- * `too-large`; not valid UTF-8 or not JSON -> `malformed-json`; not a JSON object -> `not-an-object`;
+ * `too-large`; not valid UTF-8 -> `malformed-json`; nested more than `MAX_EVENT_DEPTH` levels -> `too-deep`;
+ * not JSON -> `malformed-json`; not a JSON object -> `not-an-object`;
  * fails the contract (FeatureEventDto) -> `invalid-field`, with one `path: message` per failed
  * constraint; the only problem is a `type` outside api-spec part 6 -> `unknown-type`, or accepted with
  * `knownType: false` when `allowUnknownTypes` is set.

@@ -1,6 +1,7 @@
 import { IsDefined, IsString, Length } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { TAG_TEXT_MAX_LENGTH, TAG_TEXT_MIN_LENGTH } from './event-limits';
+import { IsWellFormedText } from './well-formed-text.validator';
 
 /**
  * Tag (api-spec 2.2). Extra keys (the reference sends `color` on some events) are allowed and kept as
@@ -12,11 +13,13 @@ export class TagDto {
   @IsDefined()
   @IsString()
   @Length(TAG_TEXT_MIN_LENGTH, TAG_TEXT_MAX_LENGTH)
+  @IsWellFormedText()
   value: string;
 
   @JSONSchema({ type: 'string', description: 'Tag type, 2 to 50 characters.' })
   @IsDefined()
   @IsString()
   @Length(TAG_TEXT_MIN_LENGTH, TAG_TEXT_MAX_LENGTH)
+  @IsWellFormedText()
   type: string;
 }
