@@ -19,6 +19,8 @@ export class ActiveVersionPool implements ReadPool {
     private readonly url: string,
     private readonly poolSize: number,
     private readonly graceMs = 30_000,
+    /** Every statement of these connections is cancelled past this (Postgres `statement_timeout`); 0: none. */
+    private readonly statementTimeoutMs = 0,
   ) {}
 
   get schema(): string | undefined {
@@ -38,6 +40,7 @@ export class ActiveVersionPool implements ReadPool {
 
   private async doRefresh(): Promise<boolean> {
     const probe = this.current?.pool ?? new Pool({ connectionString: this.url, max: 1 });
+    probe.on('error', () => undefined);
     let active;
     try {
       active = await activeVersion(probe);
@@ -47,17 +50,20 @@ export class ActiveVersionPool implements ReadPool {
     if (!active) throw new Error('there is no active projection version: run `npm run migrate`');
     if (active.schema === this.current?.schema) return false;
     const old = this.current;
-    this.current = {
-      schema: active.schema,
-      pool: new Pool({
-        connectionString: this.url,
-        max: this.poolSize,
-        options: searchPathOption(active.schema),
-        application_name: 'flaglens-api',
-        connectionTimeoutMillis: 5000,
-        keepAlive: true,
-      }),
-    };
+    const pool = new Pool({
+      connectionString: this.url,
+      max: this.poolSize,
+      options:
+        searchPathOption(active.schema) +
+        (this.statementTimeoutMs > 0 ? ` -c statement_timeout=${Math.floor(this.statementTimeoutMs)}` : ''),
+      application_name: 'flaglens-api',
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+    });
+    // an idle connection that the server or the network drops is only discarded (without a listener the
+    // pool's 'error' would end the process); the next query opens another
+    pool.on('error', () => undefined);
+    this.current = { schema: active.schema, pool };
     if (old) setTimeout(() => void old.pool.end().catch(() => undefined), this.graceMs).unref();
     return true;
   }

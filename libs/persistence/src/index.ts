@@ -1,4 +1,5 @@
-export * from './data-source';
+export { ensureDatabase } from './data-source';
+export * from './database';
 export * from './pg-errors';
 export * from './projection-versions';
 export * from './active-version-pool';

@@ -1,4 +1,4 @@
-import { isTransientPgError, retryTransient } from './pg-errors';
+import { classifyFailure, describeFailure, isTransientPgError, retryTransient } from './pg-errors';
 
 describe('isTransientPgError', () => {
   it.each([
@@ -15,6 +15,44 @@ describe('isTransientPgError', () => {
     [null, false],
   ])('%j -> %s', (err, expected) => {
     expect(isTransientPgError(err)).toBe(expected);
+  });
+});
+
+describe('classifyFailure', () => {
+  it.each([
+    [{ code: '40001' }, 'transient'], // serialization failure
+    [{ code: '40P01' }, 'transient'], // deadlock
+    [{ code: '55P03' }, 'transient'], // lock timeout
+    [{ code: '57014' }, 'transient'], // statement timeout
+    [{ code: '57P01' }, 'transient'], // admin shutdown
+    [{ code: '08006' }, 'transient'], // connection failure
+    [{ code: '53300' }, 'transient'], // too many connections
+    [{ code: 'ECONNRESET' }, 'transient'],
+    [{ message: 'Client was closed and is not queryable' }, 'transient'],
+    [{ code: '42P01' }, 'systemic'], // undefined table: the schema is wrong, not the event
+    [{ code: '42501' }, 'systemic'], // insufficient privilege
+    [{ code: '3F000' }, 'systemic'], // invalid schema name
+    [{ code: 'XX000' }, 'systemic'], // internal error
+    [{ code: '3B001' }, 'systemic'], // a savepoint that does not exist: our transaction handling, not the event
+    [{ driverError: { code: '42P01' } }, 'systemic'],
+    [{ code: '54000' }, 'data'], // index row size exceeds the maximum: the event's value
+    [{ code: '22P02' }, 'data'], // invalid text representation
+    [{ code: '23505' }, 'data'], // unique violation
+    [new RangeError('Maximum call stack size exceeded'), 'data'], // projection code
+    [new TypeError("Cannot read properties of undefined (reading 'x')"), 'data'],
+    [new Error('boom'), 'data'],
+    ['a string', 'data'],
+  ])('%j -> %s', (err, expected) => {
+    expect(classifyFailure(err)).toBe(expected);
+  });
+
+  it('describes database and code failures for a dead letter', () => {
+    expect(
+      describeFailure(Object.assign(new Error('index row size 4016 exceeds maximum'), { code: '54000' })),
+    ).toBe('database refused the event (SQLSTATE 54000): index row size 4016 exceeds maximum');
+    expect(describeFailure(new RangeError('Maximum call stack size exceeded'))).toBe(
+      'RangeError in projection code: Maximum call stack size exceeded',
+    );
   });
 });
 

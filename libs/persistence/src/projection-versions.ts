@@ -47,7 +47,18 @@ export async function latestVersion(db: Queryable): Promise<ProjectionVersion | 
   return row ? { version: row.version, schema: row.schema_name, status: row.status } : null;
 }
 
-async function runMigrations(url: string, migrations: Migration[], schema: string | null): Promise<string[]> {
+/**
+ * Routines (functions) a projection version needs, as `CREATE OR REPLACE` SQL: re-applied after the
+ * migrations whenever a version is migrated, so a rule change is a diff of the routine's file.
+ */
+export type Routine = { name: string; sql: string };
+
+async function runMigrations(
+  url: string,
+  migrations: Migration[],
+  schema: string | null,
+  routines: Routine[] = [],
+): Promise<string[]> {
   const ds = createDataSource({
     url,
     migrations,
@@ -58,6 +69,7 @@ async function runMigrations(url: string, migrations: Migration[], schema: strin
   await ds.initialize();
   try {
     const applied = await ds.runMigrations({ transaction: 'each' });
+    for (const r of routines) await ds.query(r.sql);
     return applied.map((m) => m.name);
   } finally {
     await ds.destroy();
@@ -70,12 +82,13 @@ export async function createProjectionVersion(
   db: Queryable,
   migrations: Migration[],
   status: 'building' | 'active',
+  routines: Routine[] = [],
 ): Promise<ProjectionVersion> {
   const latest = await latestVersion(db);
   const version = (latest?.version ?? 0) + 1;
   const schema = schemaOfVersion(version);
   await db.query(`CREATE SCHEMA ${assertSchemaName(schema)}`);
-  await runMigrations(url, migrations, schema);
+  await runMigrations(url, migrations, schema, routines);
   await db.query(
     `INSERT INTO projection_versions (version, schema_name, status, activated_at) VALUES ($1, $2, $3, CASE WHEN $3 = 'active' THEN now() END)`,
     [version, schema, status],
@@ -91,21 +104,22 @@ export interface MigrateResult {
 }
 
 /**
- * Brings a database up to date: `public` migrations, then the projection migrations on every version
- * still in use (active, or being built); creates version 1 when there is none.
+ * Brings a database up to date: `public` migrations, then the projection migrations and routines on every
+ * version still in use (active, or being built); creates version 1 when there is none.
  */
 export async function migrateDatabase(
   url: string,
   db: Queryable,
   meta: Migration[],
   projection: Migration[],
+  routines: Routine[] = [],
 ): Promise<MigrateResult> {
   const metaApplied = await runMigrations(url, meta, null);
   let active = await activeVersion(db);
   let created = false;
   const projectionApplied: string[] = [];
   if (!active) {
-    active = await createProjectionVersion(url, db, projection, 'active');
+    active = await createProjectionVersion(url, db, projection, 'active', routines);
     created = true;
     projectionApplied.push(...projection.map((m) => new m().name ?? m.name));
   }
@@ -113,7 +127,7 @@ export async function migrateDatabase(
     `SELECT schema_name FROM projection_versions WHERE status IN ('active', 'building')`,
   );
   for (const row of inUse.rows as { schema_name: string }[]) {
-    projectionApplied.push(...(await runMigrations(url, projection, row.schema_name)));
+    projectionApplied.push(...(await runMigrations(url, projection, row.schema_name, routines)));
   }
   return { meta: metaApplied, projection: projectionApplied, active, created };
 }

@@ -1,13 +1,19 @@
 import type { PoolClient, QueryResult } from 'pg';
-import type { DataSource } from 'typeorm';
-import { assertSchemaName, VERSION_SWITCH_LOCK } from '@flaglens/persistence';
+import {
+  assertSchemaName,
+  classifyFailure,
+  describeFailure,
+  type Database,
+  VERSION_SWITCH_LOCK,
+} from '@flaglens/persistence';
 import {
   appendEvents,
+  applyProjections,
   CHANGE_CHANNEL,
+  deriveChanges,
   encodeChanges,
   type Projection,
   type SourcedEvent,
-  withOverviewScope,
 } from '@flaglens/projections';
 import { storableText, type DeadLetter } from './classify-messages';
 
@@ -56,9 +62,13 @@ export interface ApplyOutcome {
   storedEvents: SourcedEvent[];
 }
 
-function isDataError(e: unknown): boolean {
+/** A failure that is some event's own doing (see `classifyFailure`): isolate the event, dead-letter it. */
+const isDataFailure = (e: unknown): boolean => classifyFailure(e) === 'data';
+
+/** The dead-letter code of an event that passed validation but could not be applied. */
+function rejectionCode(e: unknown): 'db-rejected' | 'projection-error' {
   const code = (e as { code?: unknown })?.code;
-  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? 'db-rejected' : 'projection-error';
 }
 
 /**
@@ -68,7 +78,7 @@ function isDataError(e: unknown): boolean {
  */
 export class BatchApplier {
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Database,
     private readonly groupId: string,
     private readonly target: ProjectionTarget = { kind: 'active' },
     private readonly projections: Projection[] = [],
@@ -90,12 +100,11 @@ export class BatchApplier {
   }
 
   private async withClient<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    const runner = this.db.createQueryRunner('master');
-    const client = (await runner.connect()) as PoolClient;
+    const client = await this.db.connect();
     try {
       return await fn(client);
     } finally {
-      await runner.release();
+      client.release();
     }
   }
 
@@ -148,9 +157,10 @@ export class BatchApplier {
     try {
       return await this.applyOnce(batch, false);
     } catch (e) {
-      // A value the validator let through but Postgres refuses must not block the partition:
-      // redo the batch event by event and dead-letter the ones refused.
-      if (!isDataError(e)) throw e;
+      // One event must never stop its partition: a failure that is not transient nor systemic (a value
+      // Postgres refuses, an exception in projection code) redoes the batch event by event, and the events
+      // that fail on their own are dead-lettered with the reason.
+      if (!isDataFailure(e)) throw e;
       return this.applyOnce(batch, true);
     }
   }
@@ -167,22 +177,29 @@ export class BatchApplier {
   ): Promise<{ stored: SourcedEvent[]; rejected: DeadLetter[] }> {
     const rejected: DeadLetter[] = [];
     const stored: SourcedEvent[] = [];
+    const changes: Awaited<ReturnType<typeof applyProjections>>['changes'] = new Map();
+    const transitions: Awaited<ReturnType<typeof applyProjections>>['transitions'] = [];
+    // the projections see each newly stored event of a known type once, each the types it handles
     const project = async (events: SourcedEvent[]) => {
-      // the other projections see each newly stored event of a known type once
-      const known = events.filter((s) => s.knownType);
-      if (known.length === 0) return;
-      for (const p of this.projections) {
-        await this.timed(p.name, () =>
-          p.apply(c, known, { skipped: (id, reason) => this.onSkipped(p.name, id, reason) }),
-        );
+      const r = await applyProjections(c, events, this.projections, {
+        skipped: this.onSkipped,
+        stage: (name, fn) => this.timed(name, fn),
+      });
+      for (const [name, x] of r.changes) {
+        const into = changes.get(name);
+        if (!into) changes.set(name, x);
+        else {
+          for (const f of x.flags) into.flags.add(f);
+          if (x.projects === '*' || into.projects === '*') into.projects = '*';
+          else for (const p of x.projects) into.projects.add(p);
+        }
       }
+      transitions.push(...r.transitions);
     };
-    const appendAll = async () => {
-      if (!isolate) {
-        stored.push(...(await this.timed('event-log', () => appendEvents(c, accepted))));
-        await project(stored);
-        return;
-      }
+    if (!isolate) {
+      stored.push(...(await this.timed('event-log', () => appendEvents(c, accepted))));
+      await project(stored);
+    } else {
       // event by event, the append and every projection under one savepoint: an event that any of them
       // cannot store becomes a dead letter, its neighbours go on (projections are order- and
       // batch-independent, so one at a time gives the same state)
@@ -195,7 +212,8 @@ export class BatchApplier {
           stored.push(...one);
         } catch (e) {
           await c.query('ROLLBACK TO SAVEPOINT one_event');
-          if (!isDataError(e)) throw e;
+          if (!isDataFailure(e)) throw e;
+          // (what its projections recorded as changed stays: a cache dropped in vain, never one kept wrongly)
           rejected.push({
             topic: s.topic ?? '',
             partition: s.partition ?? -1,
@@ -203,24 +221,22 @@ export class BatchApplier {
             key: null,
             // the bytes as received, so a re-drive sends exactly what the producer sent
             value: s.raw ?? Buffer.from(JSON.stringify(s.event)),
-            code: 'db-rejected',
-            reason: `database refused the event: ${(e as Error).message}`.slice(0, 500),
+            code: rejectionCode(e),
+            reason: describeFailure(e).slice(0, 500),
             eventId: s.event.id,
           });
         }
       }
-    };
-    // the projects whose overview this batch may change (the api's overview cache drops exactly those)
-    const projects = await withOverviewScope(
-      c,
-      accepted.map((s) => s.event),
-      appendAll,
-    );
+    }
     if (stored.length > 0) {
-      // delivered to listeners when (and only if) this transaction commits
-      const flags = stored.flatMap((s) => (s.event.featureName === null ? [] : [s.event.featureName]));
+      // what readers may have to drop: derived from the projections' declarations (change-feed.ts); delivered
+      // to listeners when (and only if) this transaction commits
+      const derived = await this.timed('changes', () => deriveChanges(c, stored, changes, transitions));
       await this.timed('notify', () =>
-        c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, encodeChanges(flags, projects)]),
+        c.query('SELECT pg_notify($1, $2)', [
+          CHANGE_CHANNEL,
+          encodeChanges(derived.flags, derived.projects, derived.identity),
+        ]),
       );
     }
     return { stored, rejected };
@@ -271,7 +287,7 @@ export class BatchApplier {
     try {
       return await this.redriveOnce(items, false);
     } catch (e) {
-      if (!isDataError(e)) throw e;
+      if (!isDataFailure(e)) throw e;
       return this.redriveOnce(items, true);
     }
   }

@@ -13,7 +13,8 @@ export interface DeadLetter {
   offset: number;
   key: Buffer | null;
   value: Buffer | null;
-  code: DeadLetterCode | 'db-rejected';
+  /** a contract code, or why an event that passed validation could not be applied */
+  code: DeadLetterCode | 'db-rejected' | 'projection-error';
   reason: string;
   eventId: number | null;
 }
@@ -38,17 +39,29 @@ const NULS = /\u0000/g;
 /** Text that Postgres can store: U+0000 written as the escape `\\u0000`. */
 export const storableText = (s: string): string => s.replace(NULS, '\\u0000');
 
-/** Splits raw messages into accepted events and dead letters. Pure: never throws, never does I/O. */
+/** What an operator accepted by re-driving a dead letter: any type, any size (the contract still holds). */
+export const REDRIVEN_OPTIONS: ClassifyOptions = {
+  allowUnknownTypes: true,
+  maxBytes: Number.MAX_SAFE_INTEGER,
+};
+
+/**
+ * Splits raw messages into accepted events and dead letters. Pure: never throws, never does I/O. A message at
+ * an offset `redriven` names (a dead letter an operator re-drove) is read with `REDRIVEN_OPTIONS`, so a
+ * replay keeps what the re-drive accepted.
+ */
 export function classifyMessages(
   topic: string,
   partition: number,
   messages: IncomingMessage[],
   opts: ClassifyOptions,
+  redriven?: (offset: number) => boolean,
 ): Classified {
   const accepted: SourcedEvent[] = [];
   const dead: DeadLetter[] = [];
   for (const m of messages) {
-    const r = parseEvent(m.value, { allowUnknownTypes: opts.allowUnknownTypes, maxBytes: opts.maxBytes });
+    const o = redriven?.(m.offset) ? REDRIVEN_OPTIONS : opts;
+    const r = parseEvent(m.value, { allowUnknownTypes: o.allowUnknownTypes, maxBytes: o.maxBytes });
     if (r.ok) {
       const e = r.event;
       if (

@@ -3,6 +3,8 @@ import fc from 'fast-check';
 import type { Kafka } from 'kafkajs';
 import { loadConfig } from '@flaglens/config';
 import { eventLike } from '../../contract/src/testing/event-arbitraries';
+import { extremeEvent } from '../../contract/src/testing/extreme-events';
+import { eventKey } from '@flaglens/contract';
 import { createProjectorApp } from '../../../apps/projector/src/main';
 import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
 import { BROKERS, createTestTopic, produce, testKafka } from '../../../test/support/test-kafka';
@@ -122,5 +124,69 @@ describe('consumer fuzzing (real Kafka and Postgres)', () => {
       'a valid event after the fuzz',
       async () => (await db.query(`SELECT 1 FROM event_log WHERE id = 9000001`)).length === 1,
     );
+  });
+
+  it('extreme but valid events on every partition: each partition keeps moving, the projector never crashes', async () => {
+    const { topic: t6, drop } = await createTestTopic(kafka, 'extreme', 6);
+    const db6 = await createTestDatabase('extreme');
+    let app6: INestApplication | undefined;
+    try {
+      const events = fc.sample(extremeEvent, { numRuns: 400, seed: 20261123 });
+      const messages = events.map((e) => ({
+        key: eventKey({ featureName: e.featureName as string | null, project: e.project as string | null }),
+        value: Buffer.from(JSON.stringify(e)),
+      }));
+      await produce(kafka, t6, messages, 20);
+      app6 = await createProjectorApp(
+        loadConfig({
+          DATABASE_URL: db6.url,
+          KAFKA_BROKERS: BROKERS,
+          KAFKA_TOPIC: t6,
+          KAFKA_GROUP_ID: `extreme-${t6}`,
+          LOG_LEVEL: 'fatal',
+        }),
+      );
+      app6.useLogger(false);
+      await app6.init();
+      const admin = kafka.admin();
+      await admin.connect();
+      const high = new Map((await admin.fetchTopicOffsets(t6)).map((p) => [p.partition, Number(p.high)]));
+      await admin.disconnect();
+      const caughtUp = async () => {
+        const rows = await db6.query<{ partition: number; next_offset: string }>(
+          'SELECT partition, next_offset FROM projector_offsets WHERE topic = $1',
+          [t6],
+        );
+        const at = new Map(rows.map((r) => [r.partition, Number(r.next_offset)]));
+        return [...high].every(([p, h]) => h === 0 || at.get(p) === h);
+      };
+      await waitFor('every partition at its high-water mark', caughtUp, { timeoutMs: 240_000 });
+      const [{ stored }] = await db6.query<{ stored: string }>('SELECT count(*) AS stored FROM event_log');
+      const dead = await db6.query<{ reason: string }>('SELECT reason FROM dead_letters');
+      expect(dead.every((d) => d.reason.length > 0)).toBe(true);
+      const distinctIds = new Set(events.map((e) => e.id)).size;
+      // every message stored, dead-lettered, or a repeat of an id stored from another offset
+      expect(Number(stored) + dead.length).toBeGreaterThanOrEqual(distinctIds - dead.length);
+      expect(Number(stored)).toBeGreaterThan(100);
+      // and still projecting, on every partition
+      await produce(
+        kafka,
+        t6,
+        [0, 1, 2, 3, 4, 5].map((p) => ({
+          partition: p,
+          ...toMessage(flagEvent(9_100_000 + p, `calm-${p}`, 1)),
+        })),
+      );
+      await waitFor(
+        'a calm event on each partition',
+        async () =>
+          (await db6.query(`SELECT 1 FROM event_log WHERE id BETWEEN 9100000 AND 9100005`)).length === 6,
+        { timeoutMs: 60_000 },
+      );
+    } finally {
+      await app6?.close();
+      await drop();
+      await db6.drop();
+    }
   });
 });

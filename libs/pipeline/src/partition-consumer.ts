@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { retryTransient } from '@flaglens/persistence';
+import { classifyFailure, retryTransient } from '@flaglens/persistence';
 import { BatchApplier, OffsetConflictError, type ApplyOutcome, type BatchToApply } from './batch-applier';
 import type { SourcedEvent } from '@flaglens/projections';
 import { classifyMessages, type DeadLetter } from './classify-messages';
@@ -12,6 +12,11 @@ export interface PartitionConsumerOptions {
   sessionTimeoutMs: number;
   allowUnknownTypes: boolean;
   maxEventBytes: number;
+  /**
+   * Offsets of dead letters an operator re-drove (a rebuild replays them as the re-drive accepted them, so a
+   * rebuild never drops a re-driven event).
+   */
+  redriven?: (partition: number, offset: number) => boolean;
   /** Logger name (the live projector and a rebuild log under different names). */
   name?: string;
   /** Called after each committed batch (metrics, progress). */
@@ -32,6 +37,9 @@ export interface PartitionConsumerOptions {
   onAssigned?: (partitions: number[]) => void;
   /** Called on each retry of a transient Postgres failure (metrics). */
   onRetry?: (info: { topic: string; partition: number; attempt: number; error: unknown }) => void;
+  /** kafkajs's CRASH and STOP events (liveness: `restart: false` means the consumer stopped for good). */
+  onCrash?: (info: { error: Error; restart: boolean }) => void;
+  onStop?: () => void;
 }
 
 /**
@@ -51,8 +59,13 @@ export class PartitionConsumer {
    * meanwhile and applied once this one is done: JavaScript and Postgres work overlap within a partition.
    */
   private readonly inFlight = new Map<number, { done: Promise<void>; nextOffset: number }>();
-  /** partition -> why its last batch failed (thrown from the next batch, so kafkajs restarts the consumer) */
-  private readonly failures = new Map<number, unknown>();
+  /**
+   * partition -> its failed batches in a row, while it waits to apply again: a batch whose transaction failed
+   * (systemic: a missing table, a privilege; or anything unforeseen) is never thrown into kafkajs (which
+   * gives up for good on a RangeError or TypeError) but retried from its stored position after a backoff.
+   */
+  private readonly backoff = new Map<number, { attempt: number; waiting: boolean }>();
+  private readonly timers = new Set<NodeJS.Timeout>();
   /** Transactions in flight at most `concurrency` at once (kafkajs hands over batches faster than that). */
   private readonly slots: TransactionSlots;
   private stopping = false;
@@ -92,6 +105,7 @@ export class PartitionConsumer {
       maxBytes: 8 * 1024 * 1024,
       maxWaitTimeInMs: 100,
       retry: { retries: 10 },
+      allowAutoTopicCreation: false,
     });
     this.consumer = consumer;
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
@@ -104,17 +118,26 @@ export class PartitionConsumer {
       );
       this.positions.clear();
       this.soughtTo.clear();
-      // a failure kept from before the join is moot: every partition restarts from its stored position
-      this.failures.clear();
+      // a wait from before the join is moot: every partition restarts from its stored position
+      for (const b of this.backoff.values()) b.waiting = false;
       void this.seekToStoredPositions(topic, mine);
     });
     consumer.on(consumer.events.CRASH, (e) => {
       this.joined = false;
       this.log.error(`consumer crashed: ${e.payload.error?.message}; restart=${e.payload.restart}`);
+      this.opts.onCrash?.({ error: e.payload.error, restart: e.payload.restart });
     });
-    consumer.on(consumer.events.STOP, () => (this.joined = false));
-    await consumer.connect();
-    await consumer.subscribe({ topic, fromBeginning: true });
+    consumer.on(consumer.events.STOP, () => {
+      this.joined = false;
+      this.opts.onStop?.();
+    });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topic, fromBeginning: true });
+    } catch (e) {
+      await consumer.disconnect().catch(() => undefined); // the caller may start again later
+      throw e;
+    }
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -127,6 +150,8 @@ export class PartitionConsumer {
   /** Finishes the batch in flight, then leaves the group. */
   async stop(): Promise<void> {
     this.stopping = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
     // kafkajs finishes the batch it is handing over before it disconnects; then the transactions in flight end
     await this.consumer?.disconnect().catch((e) => this.log.warn(`disconnect: ${(e as Error).message}`));
     await Promise.all([...this.inFlight.values()].map((f) => f.done));
@@ -186,14 +211,9 @@ export class PartitionConsumer {
               batch.messages.filter((m) => Number(m.offset) >= previous.nextOffset),
             ),
           };
-    if (previous !== undefined) {
-      await previous.done;
-      if (this.failures.has(partition)) {
-        const failure = this.failures.get(partition);
-        this.failures.delete(partition);
-        throw failure; // kafkajs restarts the consumer, which seeks to the positions stored in Postgres
-      }
-    }
+    if (previous !== undefined) await previous.done;
+    // the partition waits out a failed batch: it was sought back to its stored position and is paused
+    if (this.backoff.get(partition)?.waiting) return;
 
     let expected = this.positions.get(partition);
     if (expected === undefined) {
@@ -252,14 +272,15 @@ export class PartitionConsumer {
       partition,
       messages.map((m) => ({ offset: Number(m.offset), key: m.key, value: m.value })),
       { allowUnknownTypes: this.opts.allowUnknownTypes, maxBytes: this.opts.maxEventBytes },
+      this.opts.redriven && ((offset) => this.opts.redriven!(partition, offset)),
     );
   }
 
   /**
    * One batch's transaction and what follows it (metrics, progress, Kafka's copy of the offset). Never
-   * rejects: an offset conflict re-seeks to the stored position; any other failure is kept for the
-   * partition's next batch to throw, and the partition is sought back to the batch's first offset so that
-   * next batch comes even when nothing new is produced.
+   * rejects: an offset conflict re-seeks to the stored position; any other failure pauses the partition,
+   * seeks it back to the batch's stored position and resumes it after a backoff, so the batch is applied
+   * again (even when nothing new is produced) and the consumer itself never stops.
    */
   private async applyBatch(
     b: DispatchedBatch,
@@ -270,12 +291,51 @@ export class PartitionConsumer {
     try {
       await this.applyAndRecord(b, highWatermark, retryOpts, heartbeat);
     } catch (e) {
-      // anything unexpected (a seek refused while kafkajs restarts, a listener's error): the partition's
-      // next batch throws it, and the restart seeks to the stored positions
-      this.failures.set(b.partition, e);
+      // anything unexpected (a seek refused while kafkajs restarts, a listener's error)
+      this.retryLater(b.topic, b.partition, b.expectedOffset, e);
     } finally {
       this.slots.release();
     }
+  }
+
+  /** Pauses a partition whose batch failed, seeks it back to `offset`, and resumes it after a backoff. */
+  private retryLater(topic: string, partition: number, offset: number, cause: unknown): void {
+    this.positions.delete(partition);
+    if (this.stopping) return;
+    const state = this.backoff.get(partition) ?? { attempt: 0, waiting: false };
+    state.attempt++;
+    state.waiting = true;
+    this.backoff.set(partition, state);
+    const delayMs = Math.min(RETRY_MAX_DELAY_MS, RETRY_FIRST_DELAY_MS * 2 ** Math.min(state.attempt - 1, 16));
+    this.log.warn({
+      msg: `${topic}[${partition}] will apply again from offset ${offset} in ${delayMs} ms (failure ${state.attempt} in a row): ${(cause as Error)?.message ?? cause}`,
+      topic,
+      partition,
+      offset,
+      attempt: state.attempt,
+      delayMs,
+    });
+    try {
+      this.consumer?.pause([{ topic, partitions: [partition] }]);
+      this.consumer?.seek({ topic, partition, offset: String(offset) });
+    } catch (e) {
+      // kafkajs is restarting or rebalancing: the (re)join seeks every partition to its stored position
+      this.log.warn({
+        msg: `could not pause ${topic}[${partition}]: ${(e as Error).message}`,
+        topic,
+        partition,
+      });
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      state.waiting = false;
+      try {
+        this.consumer?.resume([{ topic, partitions: [partition] }]);
+      } catch {
+        // not running: the next start seeks to the stored positions
+      }
+    }, delayMs);
+    this.timers.add(timer);
   }
 
   private async applyAndRecord(
@@ -307,22 +367,22 @@ export class PartitionConsumer {
           this.positions.set(partition, stored);
           this.consumer?.seek({ topic, partition, offset: String(stored) });
         } catch (reload) {
-          this.failures.set(partition, reload);
+          this.retryLater(topic, partition, b.expectedOffset, reload);
         }
         return;
       }
       this.log.error({
-        msg: `batch ${topic}[${partition}]@${b.first}..${b.lastInBatch} failed: ${(e as Error).stack ?? e}`,
+        msg: `batch ${topic}[${partition}]@${b.first}..${b.lastInBatch} failed (${classifyFailure(e)}): ${(e as Error).stack ?? e}`,
         topic,
         partition,
         offset: b.first,
         lastOffset: b.lastInBatch,
         err: (e as Error).message,
       });
-      this.failures.set(partition, e);
-      if (!this.stopping) this.consumer?.seek({ topic, partition, offset: String(b.expectedOffset) });
+      this.retryLater(topic, partition, b.expectedOffset, e);
       return;
     }
+    this.backoff.delete(partition);
     this.positions.set(partition, nextOffset);
     this.lastProgressAt = Date.now();
     this.opts.onBatch?.({
@@ -350,6 +410,10 @@ export class PartitionConsumer {
     }
   }
 }
+
+/** The backoff of a partition whose batch failed: doubling from the first delay up to the largest. */
+const RETRY_FIRST_DELAY_MS = 500;
+const RETRY_MAX_DELAY_MS = 30_000;
 
 /** A batch handed to its transaction: what the applier needs, and where it lies in the partition. */
 type DispatchedBatch = BatchToApply & { first: number; lastInBatch: number; size: number };

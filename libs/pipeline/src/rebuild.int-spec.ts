@@ -7,7 +7,7 @@ import { ActiveVersionPool } from '@flaglens/persistence';
 import { EventLogReadModel, generateHistory } from '@flaglens/projections';
 import { allAnswers } from '../../../test/support/answers';
 import { createProjectorApp } from '../../../apps/projector/src/main';
-import { PROJECTION_MIGRATIONS } from '../../../migrations';
+import { PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../../migrations';
 import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
 import { BROKERS, createTestTopic, produce, testKafka } from '../../../test/support/test-kafka';
 import { waitFor } from '../../../test/support/wait-for';
@@ -43,6 +43,7 @@ describe('rebuild with zero read downtime', () => {
       topic,
       liveGroupId: 'live',
       projectionMigrations: PROJECTION_MIGRATIONS,
+      projectionRoutines: PROJECTION_ROUTINES,
       concurrency: 2,
       sessionTimeoutMs: 6000,
       allowUnknownTypes: false,

@@ -6,8 +6,9 @@ import { topicWatermarks } from '@flaglens/kafka';
 import {
   activeVersion,
   assertSchemaName,
-  createDataSource,
+  Database,
   createProjectionVersion,
+  type Routine,
   searchPathOption,
   VERSION_SWITCH_LOCK,
   type ProjectionVersion,
@@ -24,6 +25,8 @@ export interface RebuildOptions {
   /** The live projector's group: its positions are what the new version must reach before the switch. */
   liveGroupId: string;
   projectionMigrations: (new () => MigrationInterface)[];
+  /** The projection routines (functions) re-applied after the migrations (migrations/index.ts). */
+  projectionRoutines?: Routine[];
   concurrency: number;
   sessionTimeoutMs: number;
   allowUnknownTypes: boolean;
@@ -88,6 +91,22 @@ async function positions(
 
 const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
+/** The positions of the dead letters of a topic that an operator re-drove and that were accepted. */
+async function redrivenOffsets(pool: Pool, topic: string): Promise<Map<number, Set<number>>> {
+  const r = await pool.query<{ partition: number; offset: string }>(
+    `SELECT partition, "offset" FROM public.dead_letters
+      WHERE topic = $1 AND redriven_at IS NOT NULL AND redrive_outcome IN ('stored', 'duplicate', 'rebuild')`,
+    [topic],
+  );
+  const out = new Map<number, Set<number>>();
+  for (const row of r.rows) {
+    const set = out.get(row.partition) ?? new Set<number>();
+    set.add(Number(row.offset));
+    out.set(row.partition, set);
+  }
+  return out;
+}
+
 /**
  * Replays the topic from offset 0 into a new projection version while the live projector and the api keep
  * using the active one; once the new version has reached the live positions it is switched in atomically
@@ -109,19 +128,25 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
     const resumed = building.rows.length > 0;
     const version: ProjectionVersion = resumed
       ? { version: building.rows[0].version, schema: building.rows[0].schema_name, status: 'building' }
-      : await createProjectionVersion(opts.url, pool, opts.projectionMigrations, 'building');
+      : await createProjectionVersion(
+          opts.url,
+          pool,
+          opts.projectionMigrations,
+          'building',
+          opts.projectionRoutines,
+        );
     const previous = await activeVersion(pool);
     log.log(
       `${resumed ? 'resuming' : 'building'} ${version.schema} from ${opts.topic} (active: ${previous?.schema ?? 'none'})`,
     );
 
     const groupId = rebuildGroupOf(opts.liveGroupId, version.version);
-    const ds = await createDataSource({
+    const ds = new Database({
       url: opts.url,
-      poolSize: opts.concurrency + 1,
+      max: opts.concurrency + 1,
       applicationName: 'flaglens-rebuild',
       options: searchPathOption(version.schema),
-    }).initialize();
+    });
     let deadLetters = 0;
     const applier = new BatchApplier(
       ds,
@@ -130,8 +155,10 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
       allProjections(),
       (p, id, reason) => log.warn(`${p}: event ${id} not applied: ${reason}`),
     );
+    const redriven = await redrivenOffsets(pool, opts.topic);
     const consumer = new PartitionConsumer(opts.kafka, applier, {
       name: 'Rebuild',
+      redriven: (partition, offset) => redriven.get(partition)?.has(offset) === true,
       topic: opts.topic,
       groupId,
       concurrency: opts.concurrency,
@@ -176,7 +203,7 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
       }
     } finally {
       await consumer.stop();
-      await ds.destroy();
+      await ds.end();
     }
     if (switched && previous) {
       log.log(

@@ -1,0 +1,131 @@
+import type { PoolClient } from 'pg';
+import { Database } from '@flaglens/persistence';
+import { allProjections, type Projection, type SourcedEvent } from '@flaglens/projections';
+import { testEvent } from '@flaglens/projections/testing-events';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
+import { BatchApplier } from './batch-applier';
+
+/**
+ * A projection whose code or whose rows fail for one event: stands for any projection bug or value the
+ * database refuses that the contract does not foresee. It writes into a table of its own, with an index.
+ */
+class FragileProjection implements Projection {
+  readonly name = 'fragile';
+  readonly scope = 'flags';
+  handles(): boolean {
+    return true;
+  }
+  async apply(c: PoolClient, events: SourcedEvent[]): Promise<void> {
+    for (const { event } of events) {
+      const note = String(event.data?.note ?? '');
+      if (note === 'range') throw new RangeError('Maximum call stack size exceeded');
+      if (note === 'type') (null as unknown as { x: number }).x++;
+      // a value longer than a btree index row can hold: SQLSTATE 54000 for this event only
+      await c.query('INSERT INTO fragile_notes (id, note) VALUES ($1, $2)', [event.id, note]);
+    }
+  }
+}
+
+const sourced = (id: number, note: string): SourcedEvent => ({
+  event: testEvent(id, 'feature-updated', { featureName: `f${id}`, project: 'default', data: { note } }),
+  knownType: true,
+  topic: 't',
+  partition: 0,
+  offset: id - 1,
+});
+
+/** The batch transaction isolates the one event a failure belongs to (real Postgres). */
+describe('BatchApplier isolates failing events (real Postgres)', () => {
+  let db: TestDatabase;
+  let ds: Database;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('batch_applier');
+    await db.query('CREATE TABLE public.fragile_notes (id bigint PRIMARY KEY, note text NOT NULL)');
+    await db.query('CREATE INDEX fragile_notes_note ON public.fragile_notes (note)');
+    ds = new Database({ url: db.url, max: 2 });
+  });
+  afterAll(async () => {
+    await ds.end();
+    await db.drop();
+  });
+
+  it('dead-letters an event whose projection throws or whose row the database refuses, and applies its neighbours', async () => {
+    const applier = new BatchApplier(ds, 'g', { kind: 'active' }, [
+      ...allProjections(),
+      new FragileProjection(),
+    ]);
+    const huge =
+      'x'.repeat(4000) + Array.from({ length: 4000 }, (_, i) => String.fromCharCode(0x4e00 + i)).join('');
+    const batch = [
+      sourced(1, 'fine'),
+      sourced(2, 'range'),
+      sourced(3, 'fine too'),
+      sourced(4, 'type'),
+      sourced(5, huge),
+      sourced(6, 'last'),
+    ];
+    expect(await applier.loadPosition('t', 0)).toBe(0);
+    const outcome = await applier.apply({
+      topic: 't',
+      partition: 0,
+      expectedOffset: 0,
+      nextOffset: 6,
+      accepted: batch,
+      dead: [],
+    });
+    expect(outcome.stored).toBe(3);
+    expect(outcome.rejected.map((r) => [r.eventId, r.code])).toEqual([
+      [2, 'projection-error'],
+      [4, 'projection-error'],
+      [5, 'db-rejected'],
+    ]);
+    const dead = await db.query<{
+      event_id: string;
+      reason_code: string;
+      reason: string;
+      message_value: Buffer;
+    }>('SELECT event_id, reason_code, reason, message_value FROM dead_letters ORDER BY event_id');
+    expect(dead.map((d) => [Number(d.event_id), d.reason_code])).toEqual([
+      [2, 'projection-error'],
+      [4, 'projection-error'],
+      [5, 'db-rejected'],
+    ]);
+    expect(dead[0].reason).toBe('RangeError in projection code: Maximum call stack size exceeded');
+    expect(dead[1].reason).toMatch(/^TypeError in projection code: /);
+    expect(dead[2].reason).toMatch(/^database refused the event \(SQLSTATE 54000\): index row/);
+    expect(JSON.parse(dead[2].message_value.toString()).id).toBe(5);
+    // the neighbours are applied in full: event log, every projection, the position
+    const log = await db.query<{ id: string }>('SELECT id FROM event_log ORDER BY id');
+    expect(log.map((r) => Number(r.id))).toEqual([1, 3, 6]);
+    const notes = await db.query<{ id: string }>('SELECT id FROM public.fragile_notes ORDER BY id');
+    expect(notes.map((r) => Number(r.id))).toEqual([1, 3, 6]);
+    const pos = await db.query<{ next_offset: string }>('SELECT next_offset FROM projector_offsets');
+    expect(Number(pos[0].next_offset)).toBe(6);
+  });
+
+  it('does not dead-letter events for a failure of the database or the schema: the batch fails whole', async () => {
+    const applier = new BatchApplier(ds, 'g2', { kind: 'active' }, [
+      ...allProjections(),
+      new FragileProjection(),
+    ]);
+    expect(await applier.loadPosition('t', 1)).toBe(0);
+    await db.query('ALTER TABLE public.fragile_notes RENAME TO fragile_notes_away');
+    try {
+      await expect(
+        applier.apply({
+          topic: 't',
+          partition: 1,
+          expectedOffset: 0,
+          nextOffset: 2,
+          accepted: [sourced(11, 'a'), sourced(12, 'b')],
+          dead: [],
+        }),
+      ).rejects.toMatchObject({ code: '42P01' });
+    } finally {
+      await db.query('ALTER TABLE public.fragile_notes_away RENAME TO fragile_notes');
+    }
+    expect(await db.query(`SELECT * FROM dead_letters WHERE event_id IN (11, 12)`)).toHaveLength(0);
+    expect(await db.query(`SELECT * FROM event_log WHERE id IN (11, 12)`)).toHaveLength(0);
+  });
+});
