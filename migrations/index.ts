@@ -1,5 +1,6 @@
 import { MigrationInterface } from 'typeorm';
 import { EventLog1763800000100 } from '../libs/projections/src/event-log/event-log.migration';
+import { EventCounts1763800003400 } from '../libs/projections/src/event-log/event-counts.migration';
 import { Identity1763800001100 } from '../libs/projections/src/identity/identity.migration';
 import { IdentityApplyFunction1763800003100 } from '../libs/projections/src/identity/identity-apply-function.migration';
 import { FlagState1763800000200 } from '../libs/projections/src/flag-state/flag-state.migration';
@@ -13,9 +14,14 @@ import { TimeToProduction1763800000800 } from '../libs/projections/src/time-to-p
 import { TimeToProductionFromEventLog1763800003200 } from '../libs/projections/src/time-to-production/time-to-production-from-event-log.migration';
 import { SdkUsage1763800000900 } from '../libs/projections/src/sdk-usage/sdk-usage.migration';
 import { Insights1763800002001 } from '../libs/projections/src/insights/insights.migration';
+import { InsightsEnvUpdatesByProject1763800003300 } from '../libs/projections/src/insights/insights-env-updates-by-project.migration';
+import { DropInsightsFlags1763800004100 } from '../libs/projections/src/insights/drop-insights-flags.migration';
 import { Meta1763800000000 } from './1763800000000-meta';
 import { ProjectorOffsets1763800000050 } from './1763800000050-projector-offsets';
 import { PersonalAccessTokens1763800000210 } from './1763800000210-personal-access-tokens';
+import { IDENTITY_APPLY_ROUTINE } from '../libs/projections/src/identity/identity-apply.routine';
+import type { Routine } from '../libs/persistence/src/projection-versions';
+import { SourcePositions1763800004000 } from './1763800004000-source-positions';
 
 type Migration = new () => MigrationInterface;
 
@@ -27,7 +33,11 @@ type Migration = new () => MigrationInterface;
  * by `npm run migrate`, and in full on the new version a rebuild creates. Projection tables' migrations live
  * beside their projection (libs/projections/src/<name>/); they use unqualified table names.
  */
-export const META_MIGRATIONS: Migration[] = [Meta1763800000000, PersonalAccessTokens1763800000210];
+export const META_MIGRATIONS: Migration[] = [
+  Meta1763800000000,
+  PersonalAccessTokens1763800000210,
+  SourcePositions1763800004000,
+];
 
 export const PROJECTION_MIGRATIONS: Migration[] = [
   ProjectorOffsets1763800000050,
@@ -45,4 +55,13 @@ export const PROJECTION_MIGRATIONS: Migration[] = [
   ProjectActivityFromEventLog1763800003000,
   IdentityApplyFunction1763800003100,
   TimeToProductionFromEventLog1763800003200,
+  InsightsEnvUpdatesByProject1763800003300,
+  EventCounts1763800003400,
+  DropInsightsFlags1763800004100,
 ];
+
+/**
+ * Functions of every projection version, re-applied with CREATE OR REPLACE after the projection migrations
+ * (not migrations: a rule change is a diff of the routine's .sql file, not a new migration copying it).
+ */
+export const PROJECTION_ROUTINES: Routine[] = [IDENTITY_APPLY_ROUTINE];

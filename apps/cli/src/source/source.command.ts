@@ -1,0 +1,244 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { NestFactory } from '@nestjs/core';
+import type { INestApplication } from '@nestjs/common';
+import { Logger } from 'nestjs-pino';
+import { AppConfig } from '@flaglens/config';
+import { createKafka } from '@flaglens/kafka';
+import { MetricsRegistry } from '@flaglens/observability';
+import {
+  ApiConnector,
+  DbConnector,
+  SourceError,
+  SourceMetrics,
+  oneLine,
+  type SourceLog,
+} from '@flaglens/source';
+import { ConnectorHandle, ConnectorHttpModule } from './connector-http.module';
+import { terminalText } from '../terminal-text';
+
+interface UnleashFlags {
+  databaseUrl?: string;
+  apiUrl?: string;
+  token?: string;
+  once?: boolean;
+  sourceName?: string;
+  pollMs?: number;
+  batchSize?: number;
+  bucketGraceSeconds?: number;
+}
+
+const LEVELS = { error: 0, warn: 1, info: 2 } as const;
+
+/**
+ * `source unleash --database-url <url> [--once]` (or UNLEASH_DATABASE_URL): streams a self-hosted Unleash's
+ * events and SDK usage into the topic. `--api-url <url> --token <admin token>` (or UNLEASH_API_URL,
+ * UNLEASH_API_TOKEN) reads its event API instead. Without `--once` it follows and serves /health and
+ * /metrics on CONNECTOR_PORT. docs/source-connector.md.
+ */
+@SubCommand({
+  name: 'unleash',
+  description:
+    "Stream a real Unleash's events (and SDK usage) into the topic: backfill from the first event, then follow",
+})
+export class SourceUnleashCommand extends CommandRunner {
+  constructor(private readonly config: AppConfig) {
+    super();
+  }
+
+  async run(_: string[], flags: UnleashFlags): Promise<void> {
+    const c = this.config;
+    const databaseUrl = flags.databaseUrl ?? c.UNLEASH_DATABASE_URL;
+    const apiUrl = flags.apiUrl ?? c.UNLEASH_API_URL;
+    const token = flags.token ?? c.UNLEASH_API_TOKEN;
+    if (!databaseUrl && !apiUrl)
+      return fail('give --database-url <Unleash postgres url> (or --api-url <url> --token <admin token>)');
+    if (databaseUrl && apiUrl) return fail('give either --database-url or --api-url, not both');
+    if (databaseUrl && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl))
+      return fail('--database-url must be a postgres:// URL');
+    if (apiUrl && !/^https?:\/\/\S+$/.test(apiUrl)) return fail('--api-url must be an http(s):// URL');
+    if (apiUrl && !token) return fail('--api-url needs --token <admin API token> (or UNLEASH_API_TOKEN)');
+
+    const threshold =
+      LEVELS[c.LOG_LEVEL as keyof typeof LEVELS] ??
+      (c.LOG_LEVEL === 'silent' || c.LOG_LEVEL === 'fatal' ? -1 : 2);
+    const log: SourceLog = (level, message) => {
+      // messages quote what Unleash sent (names, errors): escaped for the terminal
+      if (LEVELS[level] <= threshold)
+        process.stderr.write(`flaglens source [${level}] ${terminalText(message)}\n`);
+    };
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+
+    const kafka = createKafka({
+      brokers: c.KAFKA_BROKERS,
+      clientId: `${c.KAFKA_CLIENT_ID}-connector`,
+      log: (level, message) => level === 'error' && log('warn', `kafka: ${message}`),
+    });
+    await this.checkTopic(kafka);
+
+    let http: INestApplication | undefined;
+    let metrics: SourceMetrics | undefined;
+    let connector: DbConnector | ApiConnector | undefined;
+    const handle: ConnectorHandle = {
+      get ready() {
+        return connector?.ready ?? false;
+      },
+      get currentStatus() {
+        return connector!.currentStatus;
+      },
+    };
+    const source = flags.sourceName ?? 'unleash';
+    try {
+      if (!flags.once) {
+        http = await NestFactory.create(
+          ConnectorHttpModule.forRoot({ logLevel: c.LOG_LEVEL, metricsToken: c.METRICS_TOKEN, handle }),
+          { bufferLogs: true },
+        );
+        http.useLogger(http.get(Logger));
+        metrics = new SourceMetrics(http.get(MetricsRegistry).registry);
+      }
+      connector = databaseUrl
+        ? new DbConnector({
+            source,
+            unleashUrl: databaseUrl,
+            flaglensUrl: c.DATABASE_URL,
+            kafka,
+            topic: c.KAFKA_TOPIC,
+            once: !!flags.once,
+            batchSize: flags.batchSize,
+            pollMs: flags.pollMs,
+            bucketGraceMs:
+              flags.bucketGraceSeconds === undefined ? undefined : flags.bucketGraceSeconds * 1000,
+            log,
+            signal: abort.signal,
+            metrics,
+          })
+        : new ApiConnector({
+            source,
+            apiUrl: apiUrl!,
+            token: token!,
+            flaglensUrl: c.DATABASE_URL,
+            kafka,
+            topic: c.KAFKA_TOPIC,
+            once: !!flags.once,
+            pollMs: flags.pollMs,
+            log,
+            signal: abort.signal,
+            metrics,
+          });
+      if (http) {
+        await http.listen(c.CONNECTOR_PORT, '127.0.0.1');
+        log('info', `health and metrics on http://127.0.0.1:${c.CONNECTOR_PORT}`);
+      }
+      log('info', `reading ${databaseUrl ? 'the database' : 'the API'} of Unleash into ${c.KAFKA_TOPIC}`);
+      const summary = await connector.run();
+      if (flags.once && abort.signal.aborted) return fail('stopped before everything was copied');
+      if (flags.once)
+        process.stdout.write(
+          JSON.stringify({
+            produced: summary.produced,
+            sdkProduced: summary.sdkProduced,
+            hwm: summary.position.hwm,
+          }) + '\n',
+        );
+    } catch (e) {
+      if (e instanceof SourceError) return fail(e.message);
+      throw new Error(oneLine(e));
+    } finally {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+      await http?.close();
+    }
+  }
+
+  private async checkTopic(kafka: ReturnType<typeof createKafka>): Promise<void> {
+    const admin = kafka.admin();
+    try {
+      await admin.connect();
+      const topics = await admin.listTopics();
+      if (!topics.includes(this.config.KAFKA_TOPIC))
+        fail(
+          `topic ${this.config.KAFKA_TOPIC} does not exist on ${this.config.KAFKA_BROKERS} (npm run infra:up creates it)`,
+        );
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+
+  @Option({
+    flags: '--database-url <url>',
+    description: "Unleash's Postgres (default: UNLEASH_DATABASE_URL)",
+  })
+  parseDatabaseUrl(v: string): string {
+    return v;
+  }
+
+  @Option({
+    flags: '--api-url <url>',
+    description: "Unleash's base URL, without database access (UNLEASH_API_URL)",
+  })
+  parseApiUrl(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--token <token>', description: 'an admin API token, with --api-url (UNLEASH_API_TOKEN)' })
+  parseToken(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--once', description: "copy up to Unleash's newest event and SDK usage, then exit" })
+  parseOnce(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--source-name <name>', description: 'name of the stored position (default unleash)' })
+  parseSourceName(v: string): string {
+    if (!/^[A-Za-z0-9._-]{1,100}$/.test(v)) throw new Error(`--source-name: letters, digits, . _ - only`);
+    return v;
+  }
+
+  @Option({
+    flags: '--poll-ms <ms>',
+    description: 'wait between reads when caught up (default 100; API 1000)',
+  })
+  parsePollMs(v: string): number {
+    return positiveInt('--poll-ms', v);
+  }
+
+  @Option({ flags: '--batch-size <n>', description: 'rows per read of the events table (default 5000)' })
+  parseBatchSize(v: string): number {
+    return positiveInt('--batch-size', v);
+  }
+
+  @Option({
+    flags: '--bucket-grace-seconds <s>',
+    description: 'an hourly SDK bucket is produced this long after its hour ends (default 120)',
+  })
+  parseBucketGrace(v: string): number {
+    return positiveInt('--bucket-grace-seconds', v, 0);
+  }
+}
+
+function positiveInt(name: string, v: string, min = 1): number {
+  if (!/^\d+$/.test(v) || Number(v) < min) throw new Error(`${name}: not an integer ≥ ${min}: ${v}`);
+  return Number(v);
+}
+
+/** Exit 2 with one line: what the operator must fix (no stack trace, no credentials). */
+function fail(message: string): never {
+  process.stderr.write(`flaglens source: ${terminalText(message)}\n`);
+  process.exit(2);
+}
+
+@Command({
+  name: 'source',
+  description: 'Connect a source of events (a real Unleash) to the topic',
+  subCommands: [SourceUnleashCommand],
+})
+export class SourceCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.outputHelp();
+  }
+}

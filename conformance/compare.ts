@@ -1,0 +1,286 @@
+import { isDeepStrictEqual } from 'node:util';
+
+/**
+ * Field-by-field comparison of flaglens's answers with the real Unleash's. A difference is either explained
+ * (flaglens differs on purpose; the reason names DESIGN.md or the README) or unexplained (a failure).
+ */
+export interface Difference {
+  what: string;
+  field: string;
+  unleash: unknown;
+  flaglens: unknown;
+  reason?: string;
+}
+
+export class Tally {
+  /** field key -> counts */
+  readonly rows = new Map<
+    string,
+    { matched: number; explained: number; unexplained: number; reasons: Set<string> }
+  >();
+  readonly differences: Difference[] = [];
+
+  private row(key: string) {
+    let r = this.rows.get(key);
+    if (!r) this.rows.set(key, (r = { matched: 0, explained: 0, unexplained: 0, reasons: new Set() }));
+    return r;
+  }
+
+  match(group: string, field: string): void {
+    this.row(`${group} | ${field}`).matched++;
+  }
+
+  differ(group: string, d: Difference): void {
+    const r = this.row(`${group} | ${d.field}`);
+    if (d.reason) {
+      r.explained++;
+      r.reasons.add(d.reason);
+    } else r.unexplained++;
+    this.differences.push(d);
+  }
+
+  get unexplained(): Difference[] {
+    return this.differences.filter((d) => !d.reason);
+  }
+
+  /** A Markdown table: group, field, matched, explained (with reasons), unexplained. */
+  table(): string {
+    const lines = [
+      '| endpoint | field | matched | explained differences | unexplained |',
+      '| --- | --- | ---: | --- | ---: |',
+    ];
+    for (const [key, r] of [...this.rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const [group, field] = key.split(' | ');
+      const explained = r.explained ? `${r.explained}: ${[...r.reasons].join('; ')}` : '0';
+      lines.push(`| ${group} | ${field} | ${r.matched} | ${explained} | ${r.unexplained} |`);
+    }
+    return lines.join('\n');
+  }
+}
+
+type Event = Record<string, unknown> & { id: number; createdAt: string; type: string };
+
+export interface EventListContext {
+  flag: string;
+  /** Types the contract knows (api-spec part 6); others are dead-lettered by default. */
+  knownType: (type: string) => boolean;
+  /** Events of the flag in Unleash's table whose type is outside the contract. */
+  unknownTotal: number;
+}
+
+const REASON_UNKNOWN_TYPE =
+  'type outside api-spec part 6: dead-lettered unless ACCEPT_UNKNOWN_EVENT_TYPES (DESIGN.md "The event contract")';
+
+/**
+ * The event list of one flag: Unleash answers its newest 100 (`created_at` desc, ties unordered) and the
+ * total; flaglens answers every event (`createdAt` desc, then `id` desc; README "Where flaglens differs").
+ * Events of types outside the contract are explained differences.
+ */
+export function compareEventList(
+  t: Tally,
+  u: { events: Event[]; totalEvents: number },
+  f: { events: Event[]; totalEvents: number },
+  ctx: EventListContext,
+): void {
+  const g = 'GET /api/admin/events/{flag}';
+  const what = `flag ${ctx.flag}`;
+  const unknown = u.events.filter((e) => !ctx.knownType(e.type));
+  // the total: flaglens's = Unleash's minus the dead-lettered events of unknown types
+  const expectedTotal = u.totalEvents - ctx.unknownTotal;
+  if (f.totalEvents === u.totalEvents) t.match(g, 'totalEvents');
+  else
+    t.differ(g, {
+      what,
+      field: 'totalEvents',
+      unleash: u.totalEvents,
+      flaglens: f.totalEvents,
+      reason:
+        f.totalEvents === expectedTotal && expectedTotal !== u.totalEvents ? REASON_UNKNOWN_TYPE : undefined,
+    });
+  if (f.events.length === f.totalEvents) t.match(g, 'all events listed (flaglens lists every event)');
+  else
+    t.differ(g, {
+      what,
+      field: 'all events listed (flaglens lists every event)',
+      unleash: u.totalEvents,
+      flaglens: f.events.length,
+    });
+  if (u.events.length === Math.min(100, u.totalEvents)) t.match(g, 'newest 100 (Unleash)');
+  else t.differ(g, { what, field: 'newest 100 (Unleash)', unleash: u.events.length, flaglens: null });
+
+  // every event Unleash lists is in flaglens's list, identical in every key
+  const byId = new Map(f.events.map((e) => [e.id, e]));
+  for (const ue of u.events) {
+    const fe = byId.get(ue.id);
+    if (!fe) {
+      t.differ(g, {
+        what: `${what} event ${ue.id}`,
+        field: 'event present',
+        unleash: ue.type,
+        flaglens: null,
+        reason: ctx.knownType(ue.type) ? undefined : REASON_UNKNOWN_TYPE,
+      });
+      continue;
+    }
+    t.match(g, 'event present');
+    for (const k of [
+      'id',
+      'type',
+      'createdBy',
+      'createdAt',
+      'createdByUserId',
+      'data',
+      'preData',
+      'tags',
+      'featureName',
+      'project',
+      'environment',
+    ]) {
+      if (isDeepStrictEqual(ue[k], fe[k])) t.match(g, `event.${k}`);
+      else
+        t.differ(g, { what: `${what} event ${ue.id}`, field: `event.${k}`, unleash: ue[k], flaglens: fe[k] });
+    }
+    if (isDeepStrictEqual(Object.keys(ue), Object.keys(fe))) t.match(g, 'event key order');
+    else
+      t.differ(g, {
+        what: `${what} event ${ue.id}`,
+        field: 'event key order',
+        unleash: Object.keys(ue),
+        flaglens: Object.keys(fe),
+      });
+  }
+  // order: flaglens's first 100 (of the known types) are Unleash's newest 100, up to ties in createdAt
+  const known = u.events.filter((e) => ctx.knownType(e.type));
+  const n = known.length;
+  const head = f.events.slice(0, n);
+  const boundary = known.length ? known[known.length - 1].createdAt : null;
+  const strictlyNewer = (e: Event) => boundary === null || e.createdAt > boundary;
+  const uNewer = new Set(known.filter(strictlyNewer).map((e) => e.id));
+  const fNewer = new Set(head.filter(strictlyNewer).map((e) => e.id));
+  const sameNewer = isDeepStrictEqual([...uNewer].sort(), [...fNewer].sort());
+  const tiesOk = known
+    .filter((e) => !strictlyNewer(e))
+    .every((e) => f.events.some((x) => x.id === e.id && x.createdAt === e.createdAt));
+  const sortedDesc = head.every(
+    (e, i) =>
+      i === 0 ||
+      head[i - 1].createdAt > e.createdAt ||
+      (head[i - 1].createdAt === e.createdAt && head[i - 1].id > e.id),
+  );
+  if (sameNewer && tiesOk && sortedDesc) t.match(g, 'first 100 = Unleash newest 100 (ties by id desc)');
+  else
+    t.differ(g, {
+      what,
+      field: 'first 100 = Unleash newest 100 (ties by id desc)',
+      unleash: known.map((e) => e.id),
+      flaglens: head.map((e) => e.id),
+    });
+  if (unknown.length) t.match(g, `events of unknown types seen (${unknown.map((e) => e.type).join(', ')})`);
+}
+
+/** The profile of one user (projects compared as sets: Unleash does not order them). */
+export function compareProfile(
+  t: Tally,
+  user: string,
+  u: Record<string, unknown>,
+  f: Record<string, unknown>,
+): void {
+  const g = 'GET /api/admin/user/profile';
+  for (const k of ['rootRole', 'projects', 'subscriptions', 'features']) {
+    const a = k === 'projects' ? [...((u[k] as string[]) ?? [])].sort() : u[k];
+    const b = k === 'projects' ? [...((f[k] as string[]) ?? [])].sort() : f[k];
+    if (isDeepStrictEqual(a, b)) t.match(g, k);
+    else t.differ(g, { what: `user ${user}`, field: k, unleash: u[k], flaglens: f[k] });
+  }
+  if (isDeepStrictEqual(Object.keys(u), Object.keys(f))) t.match(g, 'key order');
+  else
+    t.differ(g, {
+      what: `user ${user}`,
+      field: 'key order',
+      unleash: Object.keys(u),
+      flaglens: Object.keys(f),
+    });
+}
+
+export interface OverviewContext {
+  project: string;
+  /** Non-archived flags of the project in Unleash (for first-flag-created). */
+  liveFlags: string[];
+  /** Time of the instance's first event (flaglens's createdAt of the seeded `default`). */
+  firstEventAt: string;
+  /** Times of the project's `project-created` and latest `project-archived` events in Unleash's table. */
+  createdEventAt?: string;
+  archivedEventAt?: string;
+  /** Events of the project in the current window whose type is outside the contract. */
+  unknownActivity: number;
+}
+
+const REASON_EVENT_TIME =
+  'the project\'s event time; the reference stamps its row a few ms earlier (semantics §7.4, README "Project overview")';
+const REASON_FROZEN =
+  'an archived project is frozen at its archive instant, the reference at its last job run (README "Project overview")';
+const REASON_UNKNOWN_ACTIVITY =
+  'events of types outside api-spec part 6 are dead-lettered and count as no activity (DESIGN.md, README "Project activity")';
+
+/** The overview of one project, `updatedAt` aside. */
+export function compareOverview(
+  t: Tally,
+  u: Record<string, unknown>,
+  f: Record<string, unknown>,
+  ctx: OverviewContext,
+): void {
+  const g = 'GET /api/admin/projects/{id}/overview';
+  const what = `project ${ctx.project}`;
+  const keys = new Set([...Object.keys(u), ...Object.keys(f)]);
+  keys.delete('updatedAt');
+  for (const k of keys) {
+    if (k === 'stats') {
+      const us = (u.stats ?? {}) as Record<string, unknown>;
+      const fs = (f.stats ?? {}) as Record<string, unknown>;
+      for (const s of new Set([...Object.keys(us), ...Object.keys(fs)])) {
+        if (isDeepStrictEqual(us[s], fs[s])) {
+          t.match(g, `stats.${s}`);
+          continue;
+        }
+        let reason: string | undefined;
+        if (u.archivedAt) reason = REASON_FROZEN;
+        else if (s === 'projectActivityCurrentWindow' && Number(fs[s]) + ctx.unknownActivity === us[s])
+          reason = REASON_UNKNOWN_ACTIVITY;
+        t.differ(g, { what, field: `stats.${s}`, unleash: us[s], flaglens: fs[s], reason });
+      }
+      continue;
+    }
+    let a = u[k];
+    let b = f[k];
+    if (k === 'featureTypeCounts') {
+      // Unleash has no ORDER BY; flaglens sorts by type (README)
+      const byType = (x: unknown) =>
+        [...((x as { type: string }[]) ?? [])].sort((p, q) => (p.type < q.type ? -1 : 1));
+      a = byType(a);
+      b = byType(b);
+    }
+    if (isDeepStrictEqual(a, b)) {
+      t.match(g, k);
+      continue;
+    }
+    let reason: string | undefined;
+    if (k === 'createdAt' && ctx.project === 'default' && b === ctx.firstEventAt)
+      reason =
+        'the seeded default project has no creation event: the time of the first event (README "Project overview")';
+    const near = (x: unknown, y: unknown) =>
+      typeof x === 'string' && typeof y === 'string' && Math.abs(Date.parse(x) - Date.parse(y)) < 1000;
+    if (k === 'createdAt' && b === ctx.createdEventAt && near(a, b)) reason = REASON_EVENT_TIME;
+    if (k === 'archivedAt' && b === ctx.archivedEventAt && near(a, b)) reason = REASON_EVENT_TIME;
+    const ua = a as { status?: string; feature?: string } | undefined;
+    const fb = b as { status?: string; feature?: string } | undefined;
+    if (
+      k === 'onboardingStatus' &&
+      ua?.status === 'first-flag-created' &&
+      fb?.status === 'first-flag-created' &&
+      ctx.liveFlags.includes(ua.feature ?? '') &&
+      ctx.liveFlags.includes(fb.feature ?? '')
+    )
+      reason = 'first-flag-created names the earliest-created flag; the reference has no ORDER BY (README)';
+    t.differ(g, { what, field: k, unleash: u[k], flaglens: f[k], reason });
+  }
+}

@@ -1,0 +1,348 @@
+/*
+ * `npm run conformance`: the real Unleash 6.10.1 as the oracle of flaglens's answers.
+ *
+ * 1. installs unleash-server@6.10.1 into .cache/unleash-6.10.1 (npm ci from conformance/unleash-peer/);
+ * 2. starts it on loopback against a fresh database on the machine's Postgres;
+ * 3. drives a scenario through its admin and client APIs (scenario.ts);
+ * 4. starts a fresh flaglens (database, topic, projector, api) and runs the connector `--once` into it;
+ * 5. compares every flag's event list, every user's profile and every project's overview (compare.ts);
+ * 6. follow mode: the connector following, a flag toggled in Unleash is visible through flaglens's api
+ *    within 1 s (each of 20 toggles; p50/p99 printed);
+ * 7. hosted mode: the connector over Unleash's API (`--api-url --token`) into a second flaglens gives the same
+ *    event lists.
+ * Prints the table of matched fields; exits 1 on an unexplained difference or a missed freshness bound.
+ */
+import { Client } from 'pg';
+import { EVENT_TYPES } from '@flaglens/contract';
+import { topicWatermarks } from '@flaglens/kafka';
+import { createToken, runCli, spawnCli } from '../test/support/cli';
+import { freePort, httpGet } from '../test/support/http';
+import { startStack, type Stack } from '../test/support/stack';
+import { waitFor } from '../test/support/wait-for';
+import { installPeer, startPeer, type Peer } from './unleash-peer';
+import { driveScenario, UnleashClient, type ScenarioResult } from './scenario';
+import { compareEventList, compareOverview, compareProfile, Tally } from './compare';
+
+const started = Date.now();
+const log = (m: string) =>
+  process.stderr.write(`[conformance ${((Date.now() - started) / 1000).toFixed(1)}s] ${m}\n`);
+const KNOWN = new Set<string>(EVENT_TYPES);
+const FRESHNESS_BOUND_MS = 1000;
+const TOGGLES = 20;
+
+type Json = Record<string, unknown>;
+
+async function flaglensGet(stack: Stack, path: string, token: string): Promise<Json> {
+  const r = await httpGet(stack.port, path, { authorization: token });
+  if (r.status !== 200) throw new Error(`flaglens GET ${path} -> ${r.status}: ${r.text.slice(0, 300)}`);
+  return r.json() as Json;
+}
+
+/** Waits until the projector has handled every message of the topic (stored, deduplicated or dead-lettered). */
+async function drained(stack: Stack): Promise<void> {
+  await waitFor(
+    'the projector caught up with the topic',
+    async () => {
+      const high = (await topicWatermarks(stack.kafka, stack.topic)).map((p) => [p.partition, p.high]);
+      const stored = await stack.db.query<{ partition: number; next_offset: string }>(
+        `SELECT partition, next_offset FROM projector_offsets WHERE topic = $1`,
+        [stack.topic],
+      );
+      const at = new Map(stored.map((s) => [s.partition, Number(s.next_offset)]));
+      return high.every(([p, h]) => h === 0 || at.get(p) === h);
+    },
+    { timeoutMs: 120_000, intervalMs: 200 },
+  );
+}
+
+async function connectOnce(stack: Stack, args: string[]): Promise<Json> {
+  const r = await runCli({ ...stack.env, LOG_LEVEL: 'warn' }, ['source', 'unleash', '--once', ...args]);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Json;
+}
+
+async function compareAll(
+  t: Tally,
+  u: UnleashClient,
+  unleashDb: Client,
+  stack: Stack,
+  s: ScenarioResult,
+): Promise<void> {
+  // flaglens tokens for every (projected) user, issued by the operator CLI
+  const tokens = new Map<number, string>();
+  for (const user of s.users) tokens.set(user.id, await createToken(stack.env, String(user.id)));
+  const adminToken = tokens.get(1)!;
+
+  // every flag that has events
+  const flags = (
+    await unleashDb.query<{ name: string; unknown: string }>(
+      `SELECT feature_name AS name, count(*) FILTER (WHERE NOT (type = ANY($1::text[])))::int AS unknown
+         FROM events WHERE feature_name IS NOT NULL GROUP BY feature_name ORDER BY feature_name`,
+      [[...KNOWN]],
+    )
+  ).rows;
+  for (const f of flags) {
+    const path = `/api/admin/events/${encodeURIComponent(f.name)}`;
+    const ul = (await u.get(path, s.users[0].pat)).json as { events: never[]; totalEvents: number };
+    const fl = (await flaglensGet(stack, path, adminToken)) as unknown as {
+      events: never[];
+      totalEvents: number;
+    };
+    compareEventList(t, ul, fl, {
+      flag: f.name,
+      knownType: (x) => KNOWN.has(x),
+      unknownTotal: Number(f.unknown),
+    });
+  }
+  log(`compared the event lists of ${flags.length} flags`);
+
+  for (const user of s.users) {
+    const up = (await u.get('/api/admin/user/profile', user.pat)).json as Json;
+    const fp = await flaglensGet(stack, '/api/admin/user/profile', tokens.get(user.id)!);
+    compareProfile(t, user.name, up, fp);
+  }
+  log(`compared the profiles of ${s.users.length} users`);
+
+  const firstEventAt = (
+    await unleashDb.query<{ at: Date }>(`SELECT created_at AS at FROM events ORDER BY id LIMIT 1`)
+  ).rows[0].at.toISOString();
+  const projects = (await unleashDb.query<{ id: string }>(`SELECT id FROM projects ORDER BY id`)).rows.map(
+    (r) => r.id,
+  );
+  const onboarding: string[] = [];
+  for (const p of projects) {
+    const path = `/api/admin/projects/${p}/overview`;
+    const uo = (await u.get(path, s.users[0].pat)).json as Json;
+    const fo = await flaglensGet(stack, path, adminToken);
+    const liveFlags = (
+      await unleashDb.query<{ name: string }>(
+        `SELECT name FROM features WHERE project = $1 AND archived_at IS NULL`,
+        [p],
+      )
+    ).rows.map((r) => r.name);
+    const [ev] = (
+      await unleashDb.query<{ created: Date | null; archived: Date | null; unknown: number }>(
+        `SELECT (SELECT max(created_at) FROM events WHERE project = $1 AND type = 'project-created') AS created,
+                (SELECT max(created_at) FROM events WHERE project = $1 AND type = 'project-archived') AS archived,
+                (SELECT count(*)::int FROM events WHERE project = $1 AND created_at >= now() - interval '30 days'
+                    AND NOT (type = ANY($2::text[]))) AS unknown`,
+        [p, [...KNOWN]],
+      )
+    ).rows;
+    onboarding.push(`${p}: ${JSON.stringify(uo.onboardingStatus)} / ${JSON.stringify(fo.onboardingStatus)}`);
+    compareOverview(t, uo, fo, {
+      project: p,
+      liveFlags,
+      firstEventAt,
+      createdEventAt: ev.created?.toISOString(),
+      archivedEventAt: ev.archived?.toISOString(),
+      unknownActivity: ev.unknown,
+    });
+  }
+  // a deleted project: both answer 404
+  const gone = await httpGet(stack.port, '/api/admin/projects/temp/overview', { authorization: adminToken });
+  const ugone = await u.call(
+    'GET',
+    '/api/admin/projects/temp/overview',
+    undefined,
+    s.users[0].pat,
+    [200, 404],
+  );
+  if (gone.status === ugone.status)
+    t.match('GET /api/admin/projects/{id}/overview', 'status of a deleted project');
+  else
+    t.differ('GET /api/admin/projects/{id}/overview', {
+      what: 'project temp',
+      field: 'status of a deleted project',
+      unleash: ugone.status,
+      flaglens: gone.status,
+    });
+  log(`compared the overviews of ${projects.length} projects (and a deleted one)`);
+  log(`onboardingStatus (Unleash / flaglens): ${onboarding.join('; ')}`);
+}
+
+/** Follow mode: toggles in the running Unleash, each visible through flaglens's api within the bound. */
+async function followFreshness(
+  stack: Stack,
+  peer: Peer,
+  u: UnleashClient,
+  s: ScenarioResult,
+): Promise<number[]> {
+  const port = await freePort();
+  const follow = spawnCli(
+    { ...stack.env, UNLEASH_DATABASE_URL: peer.dbUrl, CONNECTOR_PORT: String(port), LOG_LEVEL: 'warn' },
+    ['source', 'unleash'],
+  );
+  const token = await createToken(stack.env, '1');
+  const { project, name } = s.toggleFlag;
+  const path = `/api/admin/events/${encodeURIComponent(name)}`;
+  const latencies: number[] = [];
+  try {
+    await waitFor(
+      'the connector following',
+      async () => (await httpGet(port, '/health/ready')).status === 200,
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    let on = true;
+    for (let i = 0; i < TOGGLES; i++) {
+      on = !on;
+      const before = ((await flaglensGet(stack, path, token)) as { totalEvents: number }).totalEvents;
+      await u.post(
+        `/api/admin/projects/${project}/features/${name}/environments/development/${on ? 'on' : 'off'}`,
+        {},
+        s.users[0].pat,
+      );
+      const committed = Date.now(); // Unleash answers after its transaction committed
+      for (;;) {
+        const list = (await flaglensGet(stack, path, token)) as {
+          totalEvents: number;
+          events: { type: string }[];
+        };
+        if (list.totalEvents > before) {
+          latencies.push(Date.now() - committed);
+          break;
+        }
+        if (Date.now() - committed > 10_000) throw new Error(`toggle ${i} not visible after 10 s`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await new Promise((r) => setTimeout(r, 100 + ((i * 37) % 200)));
+    }
+  } finally {
+    follow.child.kill('SIGTERM');
+    await follow.exited;
+  }
+  return latencies;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+
+async function main(): Promise<void> {
+  installPeer(log);
+  let peer: Peer | undefined;
+  let stack: Stack | undefined;
+  let apiStack: Stack | undefined;
+  let failed = false;
+  try {
+    peer = await startPeer(await freePort());
+    log(`Unleash 6.10.1 up on ${peer.url} (database ${peer.db})`);
+    const u = new UnleashClient(peer.url, peer.adminToken);
+    const scenario = await driveScenario(u, peer.adminPassword, log);
+    const db = new Client({ connectionString: peer.dbUrl });
+    await db.connect();
+
+    stack = await startStack('conformance');
+    const once = await connectOnce(stack, ['--database-url', peer.dbUrl]);
+    log(`connector --once: ${JSON.stringify(once)}`);
+    await drained(stack);
+    const tally = new Tally();
+    await compareAll(tally, u, db, stack, scenario);
+
+    // the follow-mode check runs last against the running Unleash: it adds events
+    const latencies = await followFreshness(stack, peer, u, scenario);
+    const p50 = pct(latencies, 50);
+    const p99 = pct(latencies, 99);
+    log(
+      `follow mode: ${latencies.length} toggles, commit -> visible through the api: p50 ${p50} ms, p99 ${p99} ms, max ${Math.max(...latencies)} ms`,
+    );
+    if (Math.max(...latencies) > FRESHNESS_BOUND_MS) {
+      failed = true;
+      log(`FAIL: a toggle took longer than ${FRESHNESS_BOUND_MS} ms`);
+    }
+
+    // hosted mode: the same Unleash through its API into a second flaglens: the same event lists
+    apiStack = await startStack('conformance_api');
+    const viaApi = await connectOnce(apiStack, ['--api-url', peer.url, '--token', peer.adminToken]);
+    log(`connector --api-url --once: ${JSON.stringify(viaApi)}`);
+    await drained(apiStack);
+    const apiTally = new Tally();
+    const t1 = await createToken(stack.env, '1');
+    const t2 = await createToken(apiStack.env, '1');
+    const names = (
+      await db.query<{ name: string }>(
+        `SELECT DISTINCT feature_name AS name FROM events WHERE feature_name IS NOT NULL`,
+      )
+    ).rows;
+    for (const { name } of names) {
+      const path = `/api/admin/events/${encodeURIComponent(name)}`;
+      const a = await flaglensGet(stack, path, t1);
+      const b = await flaglensGet(apiStack, path, t2);
+      if (JSON.stringify(a) === JSON.stringify(b))
+        apiTally.match('API mode vs database mode', 'event list of every flag');
+      else
+        apiTally.differ('API mode vs database mode', {
+          what: name,
+          field: 'event list of every flag',
+          unleash: a,
+          flaglens: b,
+        });
+    }
+
+    // a token the real Unleash refuses: exit 2, the token not printed
+    const wrong = `*:*.${'0'.repeat(32)}refused`;
+    const refused = await runCli(apiStack.env, [
+      'source',
+      'unleash',
+      '--once',
+      '--source-name',
+      'refused',
+      '--api-url',
+      peer.url,
+      '--token',
+      wrong,
+    ]).then(
+      (r) => ({ code: 0, stderr: r.stderr, stdout: r.stdout }),
+      (e: { code: number; stderr: string; stdout: string }) => e,
+    );
+    if (refused.code === 2 && !`${refused.stderr}${refused.stdout}`.includes(wrong))
+      apiTally.match('API mode vs database mode', 'a refused token exits 2 (token not printed)');
+    else
+      apiTally.differ('API mode vs database mode', {
+        what: 'refused token',
+        field: 'a refused token exits 2 (token not printed)',
+        unleash: 2,
+        flaglens: refused.code,
+      });
+
+    process.stdout.write(
+      `\n## flaglens vs Unleash 6.10.1 (${scenario.flags.length} flags in the scenario, ${scenario.users.length} users, ${scenario.projects.length} projects)\n\n`,
+    );
+    process.stdout.write(tally.table() + '\n\n');
+    process.stdout.write(apiTally.table() + '\n\n');
+    process.stdout.write(
+      `follow mode: ${latencies.length} toggles in Unleash visible through flaglens's api in p50 ${p50} ms, p99 ${p99} ms, max ${Math.max(...latencies)} ms (bound ${FRESHNESS_BOUND_MS} ms)\n`,
+    );
+    const explained = tally.differences.filter((d) => d.reason);
+    if (explained.length > 0) {
+      process.stdout.write(`\nexplained differences (flaglens differs on purpose):\n`);
+      for (const d of explained)
+        process.stdout.write(
+          `- ${d.what} ${d.field}: Unleash ${JSON.stringify(d.unleash)} / flaglens ${JSON.stringify(d.flaglens)} (${d.reason})\n`,
+        );
+    }
+    const bad = [...tally.unexplained, ...apiTally.unexplained];
+    if (bad.length > 0) {
+      failed = true;
+      process.stdout.write(`\n${bad.length} unexplained difference(s):\n`);
+      for (const d of bad.slice(0, 40))
+        process.stdout.write(
+          `- ${d.what} ${d.field}: Unleash ${JSON.stringify(d.unleash)?.slice(0, 300)} / flaglens ${JSON.stringify(d.flaglens)?.slice(0, 300)}\n`,
+        );
+    }
+    await db.end();
+  } finally {
+    await apiStack?.stop().catch(() => undefined);
+    await stack?.stop().catch(() => undefined);
+    await peer?.stop().catch(() => undefined);
+  }
+  log(`${failed ? 'FAILED' : 'passed'} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((e) => {
+  log(`failed: ${(e as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,136 @@
+/* eslint-disable */
+// Starts the real Unleash 6.10.1 (installed by `npm run conformance` into .cache/unleash-6.10.1) on loopback,
+// for the conformance run only. Env: UNLEASH_PEER_DIR (the install), UNLEASH_PEER_DB (database name on the
+// machine's Postgres), UNLEASH_PEER_PG (postgres://user@host:port), UNLEASH_PEER_PORT. Prints `READY <port>`.
+//
+// The open-source build registers no routes for project CRUD, project access or moving a flag (Enterprise),
+// but its services have them. The harness router below exposes those service methods under
+// /api/admin/harness/*, behind Unleash's own authentication and an ADMIN check, passing req.user and
+// req.audit, so every event they cause is written by Unleash's own code. It also runs the scheduled jobs the
+// overview depends on (health, stats) and the SDK buffers' flushes on demand instead of waiting minutes.
+process.env.CHECK_VERSION = 'false';
+process.env.SEND_TELEMETRY = 'false';
+process.env.LOG_LEVEL = process.env.LOG_LEVEL || 'error';
+process.env.UNLEASH_DEFAULT_ADMIN_USERNAME = 'admin';
+process.env.UNLEASH_DEFAULT_ADMIN_PASSWORD = process.env.UNLEASH_PEER_ADMIN_PASSWORD || 'conformance-4dmin!';
+process.env.UNLEASH_EXPERIMENTAL_ENABLE_LEGACY_VARIANTS = 'true';
+
+const path = require('node:path');
+const dir = process.env.UNLEASH_PEER_DIR;
+const req = (m) => require(require.resolve(m, { paths: [path.join(dir, 'node_modules')] }));
+const unleash = req('unleash-server');
+const express = req('express');
+
+const pg = new URL(process.env.UNLEASH_PEER_PG || 'postgres://postgres@127.0.0.1:5432');
+
+function harness(app, config, services, stores) {
+  const r = express.Router();
+  r.use(express.json());
+  const admin = (fn) => async (q, s) => {
+    try {
+      if (!(await q.checkRbac('ADMIN'))) return s.status(403).json({ message: 'ADMIN needed' });
+      const out = await fn(q);
+      s.status(200).json(out === undefined ? {} : out);
+    } catch (e) {
+      s.status(e.statusCode || 400).json({ name: e.name, message: e.message });
+    }
+  };
+  const p = services.projectService;
+  r.post(
+    '/projects',
+    admin((q) => p.createProject(q.body, q.user, q.audit)),
+  );
+  r.post(
+    '/projects/:id/update',
+    admin((q) => p.updateProject({ ...q.body, id: q.params.id }, q.audit)),
+  );
+  r.post(
+    '/projects/:id/settings',
+    admin((q) => p.updateProjectEnterpriseSettings({ ...q.body, id: q.params.id }, q.audit)),
+  );
+  r.post(
+    '/projects/:id/archive',
+    admin((q) => p.archiveProject(q.params.id, q.audit)),
+  );
+  r.post(
+    '/projects/:id/revive',
+    admin((q) => p.reviveProject(q.params.id, q.audit)),
+  );
+  r.post(
+    '/projects/:id/delete',
+    admin((q) => p.deleteProject(q.params.id, q.user, q.audit)),
+  );
+  r.post(
+    '/projects/:id/access',
+    admin((q) => p.addAccess(q.params.id, q.body.roles, q.body.groups || [], q.body.users || [], q.audit)),
+  );
+  r.post(
+    '/projects/:id/users/:userId/roles',
+    admin((q) => p.setRolesForUser(q.params.id, Number(q.params.userId), q.body.roles, q.audit)),
+  );
+  r.post(
+    '/projects/:id/users/:userId/remove',
+    admin((q) => p.removeUserAccess(q.params.id, Number(q.params.userId), q.audit)),
+  );
+  r.post(
+    '/projects/:id/features/:feature/move',
+    admin((q) => p.changeProject(q.body.newProjectId, q.params.feature, q.user, q.params.id, q.audit)),
+  );
+  r.post(
+    '/jobs',
+    admin(async () => {
+      await services.clientInstanceService.bulkAdd();
+      await services.clientMetricsServiceV2.bulkAdd();
+      await services.lastSeenService.store();
+      const projects = await stores.projectStore.getAll();
+      for (const project of projects) {
+        await services.projectHealthService.setProjectHealthRating(project.id);
+        const status = await p.getStatusUpdates(project.id);
+        await stores.projectStatsStore.updateProjectStats(status.projectId, status.updates);
+      }
+      return { projects: projects.map((x) => x.id) };
+    }),
+  );
+  r.post(
+    '/flush',
+    admin(async () => {
+      await services.clientInstanceService.bulkAdd();
+      await services.clientMetricsServiceV2.bulkAdd();
+      await services.lastSeenService.store();
+    }),
+  );
+  app.use(`${config.server.baseUriPath}/api/admin/harness`, r);
+}
+
+unleash
+  .start({
+    db: {
+      host: pg.hostname,
+      port: Number(pg.port || 5432),
+      user: decodeURIComponent(pg.username || 'postgres'),
+      password: decodeURIComponent(pg.password || ''),
+      database: process.env.UNLEASH_PEER_DB,
+      ssl: false,
+    },
+    server: { host: '127.0.0.1', port: Number(process.env.UNLEASH_PEER_PORT), enableRequestLogger: false },
+    authentication: { type: 'open-source', enableApiToken: true, createAdminUser: true },
+    versionCheck: { enable: false },
+    ui: { environment: 'pro' },
+    // feature links (6.10's feature-link-* events, outside the contract's types) are behind this flag
+    experimental: { flags: { featureLinks: true } },
+    preRouterHook: harness,
+  })
+  .then((instance) => {
+    process.stdout.write(`READY ${process.env.UNLEASH_PEER_PORT}\n`);
+    const stop = () =>
+      instance.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  })
+  .catch((e) => {
+    process.stderr.write(`unleash failed to start: ${e && e.message}\n`);
+    process.exit(1);
+  });

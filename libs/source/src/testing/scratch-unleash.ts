@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
+const DDL = join(__dirname, '..', '..', 'test-fixtures', 'unleash-6.10.1-schema.sql');
+
+function withDb(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+export interface ScratchUnleash {
+  url: string;
+  name: string;
+  /** A connection of the test (it writes as Unleash would). */
+  client: Client;
+  /** A new connection, for concurrent transactions. */
+  connect(): Promise<Client>;
+  drop(): Promise<void>;
+}
+
+/**
+ * A scratch "Unleash" database: the events and SDK tables with Unleash 6.10.1's DDL
+ * (test-fixtures/unleash-6.10.1-schema.sql), on the machine's Postgres. Tests and the bench write rows into
+ * it as Unleash would; the conformance run uses the real Unleash instead.
+ */
+export async function createScratchUnleash(label: string): Promise<ScratchUnleash> {
+  const name = `flaglens_t_unleash_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(3).toString('hex')}`;
+  const admin = new Client({ connectionString: withDb(BASE_URL, 'postgres') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = withDb(BASE_URL, name);
+  const connect = async () => {
+    const c = new Client({ connectionString: url });
+    c.on('error', () => undefined);
+    await c.connect();
+    return c;
+  };
+  const client = await connect();
+  await client.query(readFileSync(DDL, 'utf8'));
+  return {
+    url,
+    name,
+    client,
+    connect,
+    drop: async () => {
+      await client.end().catch(() => undefined);
+      const a = new Client({ connectionString: withDb(BASE_URL, 'postgres') });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+/**
+ * Inserts `n` events as Unleash writes them (ids from its sequence): `flags` flags created, then strategy
+ * updates and environment toggles on them, each valid for the contract, about 500 bytes of wire JSON each;
+ * `created_at` 10 ms apart from `start`. One statement (generate_series), so a million rows take seconds.
+ */
+export async function insertEvents(
+  c: Pick<Client, 'query'>,
+  n: number,
+  { flags = 1000, start = '2026-01-01T00:00:00Z', prefix = 'gen' } = {},
+): Promise<void> {
+  await c.query(
+    `INSERT INTO events (type, created_by, created_by_user_id, data, pre_data, tags, project, environment, feature_name, created_at)
+     SELECT CASE WHEN g <= $2 THEN 'feature-created'
+                 WHEN g % 3 = 0 THEN 'feature-environment-enabled'
+                 WHEN g % 3 = 1 THEN 'feature-environment-disabled'
+                 ELSE 'feature-strategy-update' END,
+            'admin@example.com', 1,
+            CASE WHEN g <= $2 THEN json_build_object('name', $4 || '-' || g, 'description', 'generated flag ' || g,
+                                     'type', 'release', 'project', 'default', 'stale', false,
+                                     'createdAt', to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                     'lastSeenAt', NULL, 'impressionData', false, 'archived', false)
+                 WHEN g % 3 = 2 THEN json_build_object('id', md5(g::text)::uuid, 'name', 'flexibleRollout', 'title', NULL,
+                                     'disabled', false, 'sortOrder', 0, 'segments', '[]'::json,
+                                     'constraints', json_build_array(json_build_object('contextName', 'userId',
+                                         'operator', 'IN', 'values', json_build_array('u' || g, 'v' || g),
+                                         'caseInsensitive', false, 'inverted', false)),
+                                     'parameters', json_build_object('rollout', (g % 100)::text, 'stickiness', 'default',
+                                         'groupId', $4 || '-' || ((g % $2) + 1)),
+                                     'variants', '[]'::json)
+                 ELSE NULL END,
+            CASE WHEN g > $2 AND g % 3 = 2 THEN jsonb_build_object('name', 'flexibleRollout', 'parameters',
+                                     jsonb_build_object('rollout', '0')) END,
+            '[]'::json, 'default',
+            CASE WHEN g <= $2 THEN NULL ELSE 'production' END,
+            $4 || '-' || (CASE WHEN g <= $2 THEN g ELSE (g % $2) + 1 END),
+            t
+       FROM generate_series(1, $1::int) AS g, LATERAL (SELECT $3::timestamptz + g * interval '10 milliseconds' AS t) x`,
+    [n, flags, start, prefix],
+  );
+}
