@@ -1,3 +1,10 @@
+import type { PoolClient } from 'pg';
+import type { BatchChanges } from './apply-projections';
+import type { FlagTransition } from './flag-state/flag-state.logic';
+import { projectsOfFlags } from './flag-state/flag-state.projection';
+import { OVERVIEW_READS } from './overview/overview.read-model';
+import { EVERY, type SourcedEvent } from './projection';
+
 /**
  * The change feed: inside each batch's transaction the projector NOTIFYs what it changed, so readers can
  * drop cached answers exactly when the data behind them commits (NOTIFY is delivered on COMMIT).
@@ -15,15 +22,25 @@ export interface Changes {
    * older projector) and any `flags: '*'` read as `'*'`.
    */
   projects: string[] | '*';
+  /**
+   * Whether users, roles, groups, memberships or tokens may have changed (what callers may see, who they
+   * are). A payload without the field reads as true when any project may have changed.
+   */
+  identity: boolean;
 }
 
-export function encodeChanges(flags: Iterable<string>, projects: Iterable<string> | '*' = '*'): string {
+export function encodeChanges(
+  flags: Iterable<string>,
+  projects: Iterable<string> | '*' = '*',
+  identity = true,
+): string {
   const payload = JSON.stringify({
     flags: [...new Set(flags)],
     projects: projects === '*' ? '*' : [...new Set(projects)],
+    identity,
   });
   return Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES
-    ? JSON.stringify({ flags: '*', projects: '*' })
+    ? JSON.stringify({ flags: '*', projects: '*', identity: true })
     : payload;
 }
 
@@ -31,11 +48,64 @@ const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) =
 
 export function decodeChanges(payload: string | undefined): Changes {
   try {
-    const parsed = JSON.parse(payload ?? '') as { flags?: unknown; projects?: unknown };
-    if (strings(parsed.flags))
-      return { flags: parsed.flags, projects: strings(parsed.projects) ? parsed.projects : '*' };
+    const parsed = JSON.parse(payload ?? '') as { flags?: unknown; projects?: unknown; identity?: unknown };
+    if (strings(parsed.flags)) {
+      const projects = strings(parsed.projects) ? parsed.projects : '*';
+      const identity =
+        typeof parsed.identity === 'boolean' ? parsed.identity : projects === '*' || projects.length > 0;
+      return { flags: parsed.flags, projects, identity };
+    }
   } catch {
     // fall through: an unreadable notice invalidates everything
   }
-  return { flags: '*', projects: '*' };
+  return { flags: '*', projects: '*', identity: true };
+}
+
+/**
+ * The readers' view of what a batch changed, derived from the projections' declarations: the flags whose
+ * event lists changed (every newly stored event's flag); the projects whose overview may have changed (the
+ * keys the projections the overview reads touched: a flag's change is its project's, before and after the
+ * batch; an instance-wide change is every project's); and whether identity changed.
+ */
+export async function deriveChanges(
+  client: PoolClient,
+  stored: readonly SourcedEvent[],
+  changes: BatchChanges,
+  transitions: readonly FlagTransition[],
+  overviewReads: readonly string[] = OVERVIEW_READS,
+): Promise<Changes> {
+  const flags = new Set<string>();
+  for (const s of stored) if (s.event.featureName !== null) flags.add(s.event.featureName);
+  // the event log is read by the overview too (activity, time to production): its flags are touched
+  const touched: BatchChanges = new Map([
+    ['event-log', { flags: new Set(flags), projects: new Set() }],
+    ...changes,
+  ]);
+  let projects: Set<string> | typeof EVERY = new Set();
+  const flagsOfOverview = new Set<string>();
+  for (const name of overviewReads) {
+    const c = touched.get(name);
+    if (!c) continue;
+    if (c.projects === EVERY) {
+      projects = EVERY;
+      break;
+    }
+    for (const p of c.projects) projects.add(p);
+    for (const f of c.flags) flagsOfOverview.add(f);
+  }
+  if (projects !== EVERY && flagsOfOverview.size > 0) {
+    // a flag's change is its project's: before and after the batch (a flag can move)
+    const unknown = new Set(flagsOfOverview);
+    for (const t of transitions) {
+      if (t.before) projects.add(t.before.project);
+      projects.add(t.after.project);
+      unknown.delete(t.name);
+    }
+    for (const p of await projectsOfFlags(client, [...unknown])) projects.add(p);
+  }
+  return {
+    flags: [...flags],
+    projects: projects === EVERY ? '*' : [...projects],
+    identity: changes.has('identity'),
+  };
 }

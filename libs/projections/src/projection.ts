@@ -1,26 +1,86 @@
 import type { PoolClient } from 'pg';
-import type { SourcedEvent } from './event-log/event-log.projection';
+import type { FlagEvent } from '@flaglens/contract';
+import type { FlagTransition } from './flag-state/flag-state.logic';
+
+/** An accepted event with where it came from. */
+export interface SourcedEvent {
+  event: FlagEvent;
+  knownType: boolean;
+  topic: string | null;
+  partition: number | null;
+  offset: number | null;
+  /**
+   * The message value as received: the UTF-8 JSON that `event` was parsed and validated from. When present
+   * it is stored as the event's body byte for byte (no second serialisation on the projector's busiest
+   * thread); the wire form is rendered from it when the event list is read (`wireFromStored`). Without it
+   * (events built in code) the body is the wire JSON.
+   */
+  raw?: Buffer;
+}
 
 /**
- * A read model updated from events, inside the transaction of the batch that stored them.
+ * What a projection's rows are keyed by, and so which readers' answers an event of it may change:
+ * - `flags`: rows of a flag (its event list; the overview of its project, before and after the batch);
+ * - `projects`: rows of a project (its overview);
+ * - `instance`: rows every project's answers read (environments, feature types, users and roles).
+ */
+export type Scope = 'flags' | 'projects' | 'instance';
+
+/** Every projection, of any scope, of every key: drop everything. */
+export const EVERY = '*';
+
+/**
+ * A read model updated from events, inside the transaction of the batch that stored them, declared the way
+ * Emmett's projections are: which events it handles (`handles`), what it touches (`scope` and `keysOf`), and
+ * how it applies them (`apply`). The pipeline runs it on the newly stored events it handles, and derives from
+ * the declarations what a batch changed (`Touched`), hence which cached answers readers drop.
  *
  * Rules every projection keeps (DESIGN: determinism, exactly-once):
  * - `apply` sees only events that were newly stored in the event log (an id seen twice is applied once),
- *   and only events of a known type.
+ *   of a known type it handles.
  * - The result is a function of the events alone (event `createdAt`, never the processing time), and must
  *   not depend on the interleaving of events of different keys (a flag's events may come before its
  *   project's `project-created`). Read-time values (windows, staleness) are computed by the read model.
  * - An event that is valid but inconsistent (unknown project, wrong `data` shape) never throws: apply a
  *   documented fallback, or skip it and report it through `skipped`.
- * - Keep the update logic pure (a function from events to row changes) and the SQL in one place.
+ * - The update logic is pure (`*.logic.ts`: events in, row changes out); the SQL is in the projection.
  */
 export interface Projection {
   /** Stable name, used in metrics and logs. */
   readonly name: string;
-  apply(client: PoolClient, events: SourcedEvent[], report: ProjectionReport): Promise<void>;
+  /** Whether it reads events of this type. */
+  handles(type: string): boolean;
+  readonly scope: Scope;
+  /**
+   * The keys of its scope an event changes: by default the event's `featureName` (scope `flags`), its
+   * `project` (scope `projects`), or everything (scope `instance`). `'*'` is every key.
+   */
+  keysOf?(event: FlagEvent): readonly string[];
+  apply(client: PoolClient, events: SourcedEvent[], context: ProjectionContext): Promise<void>;
 }
 
-export interface ProjectionReport {
+export interface ProjectionContext {
   /** Records an event that the projection could not use, with the reason (logged and counted). */
   skipped(eventId: number, reason: string): void;
+  /**
+   * Each flag's state before and after each event of the batch, in event order: flag-state appends them, the
+   * projections that run after it read them (a declared read, instead of a second copy of flag state).
+   */
+  readonly transitions: FlagTransition[];
+  /** Records keys the batch changed beyond those the declaration gives (e.g. every project). */
+  touch(scope: Scope, keys: readonly string[]): void;
+}
+
+/** What a batch changed, by scope: the keys (flags, projects), or every key. */
+export interface Touched {
+  flags: Set<string>;
+  projects: Set<string> | typeof EVERY;
+}
+
+/** The keys of `p`'s scope that `e` changes. */
+export function keysOf(p: Projection, e: FlagEvent): readonly string[] {
+  if (p.keysOf) return p.keysOf(e);
+  if (p.scope === 'instance') return [EVERY];
+  const key = p.scope === 'flags' ? e.featureName : e.project;
+  return key ? [key] : [];
 }

@@ -14,6 +14,12 @@ export const int = (v: unknown): number | undefined => {
   return typeof n === 'number' && Number.isInteger(n) ? n : undefined;
 };
 
+/** An integer that fits a Postgres `integer` column (32-bit), or undefined: a larger one is no value. */
+export const int32 = (v: unknown): number | undefined => {
+  const n = int(v);
+  return n !== undefined && n >= -2_147_483_648 && n <= 2_147_483_647 ? n : undefined;
+};
+
 export interface Skip {
   eventId: number;
   reason: string;

@@ -9,6 +9,8 @@ describe('environments and feature types update logic', () => {
         data: { name: 'staging', type: 'test', sortOrder: 150, enabled: true },
       }),
       ev(2, 'environment-updated', { data: { name: 'staging', sortOrder: 'high' } }),
+      // larger than an integer column holds: the previous value
+      ev(2, 'environment-updated', { data: { name: 'staging', sortOrder: 1e15 } }),
       ev(3, 'environment-created', { environment: 'qa', data: {} }),
       ev(4, 'environment-deleted', { data: { name: 'qa' } }),
       ev(5, 'environment-deleted', { data: {} }),

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { bool, data, int, preData, str, type Skip } from '../shared';
+import { bool, data, preData, str, type Skip, int32 } from '../shared';
 
 /** One environment of the instance (table `environments`). */
 export interface EnvironmentRow {
@@ -52,7 +52,7 @@ export function reduceEnvironments(
     state.set(name, {
       name,
       type: str(d.type) ?? prev?.type ?? 'development',
-      sortOrder: int(d.sortOrder) ?? prev?.sortOrder ?? 9999,
+      sortOrder: int32(d.sortOrder) ?? prev?.sortOrder ?? 9999,
       enabled: bool(d.enabled) ?? prev?.enabled ?? true,
       deleted: false,
       createdAt: recreate ? e.createdAt : prev.createdAt,

@@ -11,3 +11,12 @@ export function copyField(v: string | number | boolean | null | undefined): stri
 export function copyRow(fields: (string | number | boolean | null | undefined)[]): string {
   return fields.map(copyField).join('\t') + '\n';
 }
+
+/**
+ * A text[] value in array literal syntax (each element quoted, `"` and `\` escaped), or null for an empty
+ * list; pass the result through `copyField` for COPY.
+ */
+export function arrayLiteral(values: readonly string[]): string | null {
+  if (values.length === 0) return null;
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+}

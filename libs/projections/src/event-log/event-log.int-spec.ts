@@ -1,7 +1,8 @@
 import { Pool, type PoolClient } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { testEvent } from '../testing-events';
-import { appendEvents, type SourcedEvent } from './event-log.projection';
+import { appendEvents } from './event-log.projection';
+import type { SourcedEvent } from '../projection';
 import { EventLogReadModel } from './event-log.read-model';
 import { toWireJson } from './event-wire';
 import { parseEvent } from '@flaglens/contract';

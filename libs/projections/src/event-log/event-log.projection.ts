@@ -3,27 +3,12 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type { FlagEvent } from '@flaglens/contract';
+import type { SourcedEvent } from '../projection';
 import { toWireJson } from './event-wire';
-import { copyField } from './copy-text';
-
-/** An accepted event with where it came from. */
-export interface SourcedEvent {
-  event: FlagEvent;
-  knownType: boolean;
-  topic: string | null;
-  partition: number | null;
-  offset: number | null;
-  /**
-   * The message value as received: the UTF-8 JSON that `event` was parsed and validated from. When present
-   * it is stored as the event's body byte for byte (no second serialisation on the projector's busiest
-   * thread); the wire form is rendered from it when the event list is read (`wireFromStored`). Without it
-   * (events built in code) the body is the wire JSON.
-   */
-  raw?: Buffer;
-}
+import { arrayLiteral, copyField } from './copy-text';
 
 const COLUMNS =
-  'id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset';
+  'id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset, other_projects';
 
 /** The body's COPY field: JSON text has no raw tab, newline or carriage return, so only backslashes double. */
 const copyJson = (json: string): string => (json.indexOf('\\') === -1 ? json : json.replace(/\\/g, '\\\\'));
@@ -106,6 +91,8 @@ export function eventLogCopyChunk(events: SourcedEvent[], from = 0, to = events.
     field(s.partition);
     byte(TAB);
     field(s.offset);
+    byte(TAB);
+    field(e.type === 'feature-project-change' ? arrayLiteral(otherProjects(e)) : null);
     byte(LF);
   }
   return buf.subarray(0, len);
@@ -137,13 +124,18 @@ export async function appendEvents(client: PoolClient, events: SourcedEvent[]): 
   const unique = events.filter((s) => (seen.has(s.event.id) ? false : (seen.add(s.event.id), true)));
 
   await client.query('SAVEPOINT event_log_copy');
+  let copied = false;
   try {
     await copyInto(client, 'event_log', unique);
     await client.query('RELEASE SAVEPOINT event_log_copy');
-    return unique;
+    copied = true;
   } catch (e) {
     await client.query('ROLLBACK TO SAVEPOINT event_log_copy');
     if ((e as { code?: string }).code !== '23505') throw e;
+  }
+  if (copied) {
+    await countStored(client, unique);
+    return unique;
   }
   // per transaction: the version (schema) behind `event_log` may change between batches
   await client.query(
@@ -156,5 +148,50 @@ export async function appendEvents(client: PoolClient, events: SourcedEvent[]): 
   );
   await client.query('TRUNCATE event_log_staging');
   const newIds = new Set(inserted.rows.map((r) => Number(r.id)));
-  return unique.filter((s) => newIds.has(s.event.id));
+  const stored = unique.filter((s) => newIds.has(s.event.id));
+  await countStored(client, stored);
+  return stored;
+}
+
+/**
+ * The projects an event names, sorted: its own, and for a flag's move the project it left and the one it
+ * joined. A caller who may not see one of them does not see the event (nor count it).
+ */
+export function namedProjects(e: Pick<FlagEvent, 'type' | 'project' | 'data'>): string[] {
+  const names = new Set<string>();
+  if (e.project) names.add(e.project);
+  if (e.type === 'feature-project-change' && e.data) {
+    for (const k of ['oldProject', 'newProject']) {
+      const v = e.data[k];
+      if (typeof v === 'string' && v !== '') names.add(v);
+    }
+  }
+  return [...names].sort();
+}
+
+/** The projects an event names besides its own (a flag's move: the project it left or joined). */
+export function otherProjects(e: Pick<FlagEvent, 'type' | 'project' | 'data'>): string[] {
+  return namedProjects(e).filter((p) => p !== e.project);
+}
+
+/**
+ * How many events the log holds per set of named projects (`event_counts`), so the instance list's total for
+ * any visibility set is a sum over a few rows, not a count over the whole log.
+ */
+async function countStored(client: PoolClient, stored: SourcedEvent[]): Promise<void> {
+  if (stored.length === 0) return;
+  const counts = new Map<string, number>();
+  for (const s of stored) {
+    const k = JSON.stringify(namedProjects(s.event));
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  // sorted, so two partitions' transactions lock shared rows in the same order
+  const keys = [...counts.keys()].sort();
+  await client.query(
+    `INSERT INTO event_counts AS c (names, n)
+     SELECT ARRAY(SELECT json_array_elements_text(k::json)), n
+       FROM unnest($1::text[], $2::bigint[]) AS t(k, n)
+     ON CONFLICT (names) DO UPDATE SET n = c.n + EXCLUDED.n`,
+    [keys, keys.map((k) => counts.get(k)!)],
+  );
 }

@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import type { ReadPool } from '@flaglens/persistence';
 import { wireFromStored } from './event-wire';
 
@@ -7,8 +8,18 @@ export interface FlagEventList {
   total: number;
 }
 
+/**
+ * An event the caller may see: it names no hidden project ($2), neither as its own nor, for a flag's move,
+ * as the project it left or joined.
+ */
+const VISIBLE = `(project IS NULL OR project <> ALL($2::text[])) AND (other_projects IS NULL OR NOT other_projects && $2::text[])`;
+
+/** A flag's events ($1) that the caller may see, in the list's order. */
+const EVENTS_OF_FLAG = `SELECT body FROM event_log WHERE feature_name = $1 AND ${VISIBLE} ORDER BY created_at DESC, id DESC`;
+
 /** The list's JSON array elements from the stored bodies (in the list's order). */
-const wireList = (bodies: string[]): string => bodies.map(wireFromStored).join(',');
+export const wireEvents = (bodies: string[]): string => bodies.map(wireFromStored).join(',');
+const wireList = wireEvents;
 
 /**
  * Reads of the event log. Each event's body is stored as the projector received it; its wire JSON (the
@@ -19,31 +30,84 @@ const wireList = (bodies: string[]): string => bodies.map(wireFromStored).join('
 export class EventLogReadModel {
   constructor(private readonly db: ReadPool) {}
 
-  /** Every event of the flag (exact, case-sensitive name), leaving out events of the `hidden` projects. */
+  /** Every event of the flag (exact, case-sensitive name), leaving out those naming a `hidden` project. */
   async eventsOfFlag(featureName: string, hidden: string[] = []): Promise<FlagEventList> {
+    return (await this.firstEventsOfFlag(featureName, hidden, Number.MAX_SAFE_INTEGER))!;
+  }
+
+  /**
+   * As `eventsOfFlag` when the flag has at most `limit` events (one statement); null when it has more, for
+   * the caller to stream them (`openEventsOfFlag`) instead of holding them all.
+   */
+  async firstEventsOfFlag(
+    featureName: string,
+    hidden: string[],
+    limit: number,
+  ): Promise<FlagEventList | null> {
     // Postgres text cannot hold U+0000, so no stored flag has it in its name (the projector rejects them)
     if (featureName.includes('\u0000')) return { total: 0, eventsJson: '' };
     const r = await this.db.pool().query<string[]>({
       name: 'flaglens-events-of-flag',
-      text: `SELECT body FROM event_log WHERE feature_name = $1 AND (project IS NULL OR project <> ALL($2::text[]))
-              ORDER BY created_at DESC, id DESC`,
-      values: [featureName, hidden],
+      text: `${EVENTS_OF_FLAG} LIMIT $3`,
+      values: [featureName, hidden, Math.min(limit, Number.MAX_SAFE_INTEGER - 1) + 1],
       rowMode: 'array',
     });
+    if (r.rows.length > limit) return null;
     return { total: r.rows.length, eventsJson: wireList(r.rows.map((row) => row[0])) };
   }
 
-  /** The newest `limit` events of the whole instance (but the `hidden` projects'), and how many there are. */
+  /**
+   * The flag's events as a cursor on `client` (which it puts in a read-only, repeatable-read transaction, so
+   * every page is of one snapshot): `next(n)` gives the next page's stored bodies (none when done; render
+   * them with `wireEvents`), each page a statement of its own (the pool's statement timeout applies to a
+   * page, not to the whole list). `close()` ends the transaction.
+   */
+  async openEventsOfFlag(
+    client: PoolClient,
+    featureName: string,
+    hidden: string[],
+  ): Promise<{ next(n: number): Promise<string[]>; close(): Promise<void> }> {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    try {
+      await client.query({
+        text: `DECLARE flaglens_flag_events NO SCROLL CURSOR FOR ${EVENTS_OF_FLAG}`,
+        values: [featureName, hidden],
+      });
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+    let open = true;
+    return {
+      next: async (n) => {
+        const r = await client.query<string[]>({
+          text: `FETCH ${Math.max(1, Math.floor(n))} FROM flaglens_flag_events`,
+          rowMode: 'array',
+        });
+        return r.rows.map((row) => row[0]);
+      },
+      close: async () => {
+        if (!open) return;
+        open = false;
+        await client.query('ROLLBACK');
+      },
+    };
+  }
+
+  /**
+   * The newest `limit` events of the whole instance (but those naming a `hidden` project), and how many there
+   * are (summed from `event_counts`, not counted over the log).
+   */
   async latestEvents(limit: number, hidden: string[] = []): Promise<FlagEventList> {
-    const r = await this.db.pool().query<{ total: number; bodies: string[] | null }>({
+    const r = await this.db.pool().query<{ total: string; bodies: string[] | null }>({
       name: 'flaglens-latest-events',
-      text: `SELECT (SELECT count(*)::int FROM event_log WHERE project IS NULL OR project <> ALL($2::text[])) AS total,
+      text: `SELECT (SELECT COALESCE(sum(n), 0)::bigint FROM event_counts WHERE NOT names && $2::text[]) AS total,
                     (SELECT array_agg(body ORDER BY created_at DESC, id DESC)
-                       FROM (SELECT body, created_at, id FROM event_log WHERE project IS NULL OR project <> ALL($2::text[])
+                       FROM (SELECT body, created_at, id FROM event_log WHERE ${VISIBLE}
                               ORDER BY created_at DESC, id DESC LIMIT $1) t) AS bodies`,
       values: [limit, hidden],
     });
     const bodies = r.rows[0]?.bodies ?? [];
-    return { total: r.rows[0]?.total ?? 0, eventsJson: wireList(bodies) };
+    return { total: Number(r.rows[0]?.total ?? 0), eventsJson: wireList(bodies) };
   }
 }

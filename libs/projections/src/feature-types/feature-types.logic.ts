@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { data, int, str, type Skip } from '../shared';
+import { data, str, type Skip, int32 } from '../shared';
 
 /**
  * Pure update of feature-type lifetimes from `feature-type-updated` (`data: {id, lifetimeDays}`, semantics
@@ -17,7 +17,7 @@ export function reduceFeatureTypes(events: readonly FlagEvent[]): {
     if (e.type !== 'feature-type-updated') continue;
     const d = data(e);
     const id = str(d.id);
-    const days = d.lifetimeDays === null ? null : int(d.lifetimeDays);
+    const days = d.lifetimeDays === null ? null : int32(d.lifetimeDays);
     if (!id || days === undefined || (days !== null && days < 0)) {
       skipped.push({ eventId: e.id, reason: 'feature-type-updated without data.id or a valid lifetimeDays' });
       continue;

@@ -1,14 +1,19 @@
 import type { PoolClient } from 'pg';
-import type { Projection, ProjectionReport } from '../projection';
-import type { SourcedEvent } from '../event-log/event-log.projection';
+import type { Projection, ProjectionContext, SourcedEvent } from '../projection';
 import { reduceFeatureTypes } from './feature-types.logic';
 
+/** Feature types' lifetimes: every project's health and potentially stale flags read them. */
 export class FeatureTypesProjection implements Projection {
   readonly name = 'feature-types';
+  readonly scope = 'instance';
 
-  async apply(client: PoolClient, events: SourcedEvent[], report: ProjectionReport): Promise<void> {
+  handles(type: string): boolean {
+    return type === 'feature-type-updated';
+  }
+
+  async apply(client: PoolClient, events: SourcedEvent[], context: ProjectionContext): Promise<void> {
     const { lifetimes, skipped } = reduceFeatureTypes(events.map((s) => s.event));
-    for (const s of skipped) report.skipped(s.eventId, s.reason);
+    for (const s of skipped) context.skipped(s.eventId, s.reason);
     if (lifetimes.size === 0) return;
     await client.query(
       `INSERT INTO feature_types (id, lifetime_days) SELECT * FROM unnest($1::text[], $2::int[])

@@ -12,6 +12,16 @@ export interface FlagRow {
   deleted: boolean;
 }
 
+/** One event's effect on its flag: the state before (null: none yet) and after it. */
+export interface FlagTransition {
+  eventId: number;
+  /** the event's time (`createdAt`) */
+  at: string;
+  name: string;
+  before: FlagRow | null;
+  after: FlagRow;
+}
+
 export const FLAG_STATE_TYPES = new Set([
   'feature-created',
   'feature-metadata-updated',
@@ -27,7 +37,8 @@ export const FLAG_STATE_TYPES = new Set([
  * Pure update of flag state. All events of one flag share the Kafka key (its name), so they arrive in
  * order; the state of a flag depends only on its own events, which makes the result independent of the
  * interleaving with other keys. `current` holds the stored rows of the flags concerned; the result is
- * the rows to write (changed flags only).
+ * the rows to write (changed flags only), and each event's transition (before → after, in event order) for
+ * the projections that book changes of flags (insights).
  *
  * Fallbacks (never throw):
  * - an event of a flag that was never created (no `feature-created` seen): skipped, reason `flag never created`;
@@ -39,10 +50,11 @@ export const FLAG_STATE_TYPES = new Set([
 export function reduceFlagState(
   current: ReadonlyMap<string, FlagRow>,
   events: readonly FlagEvent[],
-): { rows: FlagRow[]; skipped: Skip[] } {
+): { rows: FlagRow[]; skipped: Skip[]; transitions: FlagTransition[] } {
   const state = new Map(current);
   const changed = new Set<string>();
   const skipped: Skip[] = [];
+  const transitions: FlagTransition[] = [];
   for (const e of events) {
     if (!FLAG_STATE_TYPES.has(e.type) || !e.featureName) continue;
     const name = e.featureName;
@@ -54,7 +66,7 @@ export function reduceFlagState(
         skipped.push({ eventId: e.id, reason: 'feature-created without a project' });
         continue;
       }
-      state.set(name, {
+      const created: FlagRow = {
         name,
         project,
         type: str(d.type) ?? 'release',
@@ -62,8 +74,10 @@ export function reduceFlagState(
         createdAt: e.createdAt,
         archivedAt: null,
         deleted: false,
-      });
+      };
+      state.set(name, created);
       changed.add(name);
+      transitions.push({ eventId: e.id, at: e.createdAt, name, before: prev ?? null, after: created });
       continue;
     }
     if (!prev || prev.deleted) {
@@ -103,6 +117,7 @@ export function reduceFlagState(
     }
     state.set(name, next);
     changed.add(name);
+    transitions.push({ eventId: e.id, at: e.createdAt, name, before: prev, after: next });
   }
-  return { rows: [...changed].map((n) => state.get(n)!), skipped };
+  return { rows: [...changed].map((n) => state.get(n)!), skipped, transitions };
 }

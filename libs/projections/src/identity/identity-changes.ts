@@ -96,14 +96,15 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 /** Ids of a list given as numbers, numeric strings, `{id}`, `{userId}` or `{user: {id}}`. */
 export function idList(v: unknown): number[] {
   if (!Array.isArray(v)) return [];
-  const out: number[] = [];
+  // a Set keeps the first-seen order and finds a repeat in O(1): 125k ids took 5 s with Array#includes
+  const out = new Set<number>();
   for (const x of v) {
     const id = isObj(x)
       ? (asId(x.id) ?? asId(x.userId) ?? (isObj(x.user) ? asId(x.user.id) : null))
       : asId(x);
-    if (id !== null && !out.includes(id)) out.push(id);
+    if (id !== null) out.add(id);
   }
-  return out;
+  return [...out];
 }
 
 /** A root role given as a number, a numeric string or `{id}`. */

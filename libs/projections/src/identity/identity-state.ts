@@ -266,7 +266,7 @@ export class IdentityState {
         if (eventId < p.v) return;
         p.present = false;
         p.archived = false;
-        p.mode = 'open';
+        // the mode stays: a deleted private project's history stays hidden from non-members
         p.resetId = eventId;
         p.v = eventId;
         for (const [k, m] of this.members) if (m.project === c.project) this.members.delete(k);

@@ -2,10 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
-import { DataSource } from 'typeorm';
 import { loadConfig } from '@flaglens/config';
 import { eventKey, type FlagEvent } from '@flaglens/contract';
-import { createDataSource, searchPathOption } from '@flaglens/persistence';
+import { Database, searchPathOption } from '@flaglens/persistence';
 import { createProjectorApp } from '../../../../apps/projector/src/main';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
 import { BROKERS, createTestTopic, produce, testKafka } from '../../../../test/support/test-kafka';
@@ -42,11 +41,11 @@ async function pipeline(label: string) {
   app.useLogger(['error']);
   await app.init();
   // reads resolve in the projection version a fresh database starts with
-  const ds: DataSource = await createDataSource({
+  const ds: Database = new Database({
     url: db.url,
-    poolSize: 2,
+    max: 2,
     options: searchPathOption('flaglens_v1'),
-  }).initialize();
+  });
   const publish = async (events: FlagEvent[]) => {
     await produce(
       kafka,
@@ -70,7 +69,7 @@ async function pipeline(label: string) {
     publish,
     close: async () => {
       await app.close();
-      await ds.destroy();
+      await ds.end();
       await drop();
       await db.drop();
     },
@@ -200,6 +199,13 @@ describe('identity projection through the projector (real Kafka and Postgres)', 
     ]);
     expect((await identity.profile(2)).projects).toEqual(['default', 'legacy']);
     expect(await identity.countProjectMembers('payments')).toBe(0);
+    // a deleted private project's history stays hidden from non-members (it used to become open)
+    expect(await identity.hiddenProjects(3)).toEqual(['vault']);
+    await p.publish([ev('project-deleted', { project: 'vault' })]);
+    expect(await identity.hiddenProjects(3)).toEqual(['vault']);
+    expect(await identity.hiddenProjects(2)).toEqual(['vault']);
+    expect(await identity.hiddenProjects(4)).toEqual([]); // carol is an Admin
+    expect(await identity.hiddenProjects(1)).toEqual([]); // admin
   });
 });
 

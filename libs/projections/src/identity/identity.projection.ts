@@ -1,19 +1,29 @@
 import type { PoolClient } from 'pg';
-import type { Projection, ProjectionReport } from '../projection';
-import type { SourcedEvent } from '../event-log/event-log.projection';
-import { identityChanges, type IdentityChangeSet } from './identity-changes';
+import type { FlagEvent } from '@flaglens/contract';
+import { EVERY, type Projection, type ProjectionContext, type SourcedEvent } from '../projection';
+import { identityChanges, isIdentityEvent, type IdentityChangeSet } from './identity-changes';
 import { applyIdentityChanges } from './identity.sql';
 
 /** Users, roles, groups, project memberships, favourites and the project states identity needs. */
 export class IdentityProjection implements Projection {
   readonly name = 'identity';
+  readonly scope = 'projects';
 
-  async apply(client: PoolClient, events: SourcedEvent[], report: ProjectionReport): Promise<void> {
+  handles(type: string): boolean {
+    return isIdentityEvent(type);
+  }
+
+  /** A project's memberships and favourites by its events; a user's, role's or group's reach every project. */
+  keysOf(e: FlagEvent): readonly string[] {
+    return e.project ? [e.project] : [EVERY];
+  }
+
+  async apply(client: PoolClient, events: SourcedEvent[], context: ProjectionContext): Promise<void> {
     const sets: IdentityChangeSet[] = [];
     for (const s of events) {
       const mapped = identityChanges(s.event);
       if (mapped === null) continue;
-      if ('skip' in mapped) report.skipped(s.event.id, mapped.skip);
+      if ('skip' in mapped) context.skipped(s.event.id, mapped.skip);
       else sets.push(mapped.ok);
     }
     await applyIdentityChanges(client, sets);

@@ -111,6 +111,31 @@ export class IdentityReadModel {
   }
 
   /**
+   * What the user may see of a project, in one statement whose work is the same for a private project they
+   * are not a member of and for a project that does not exist: `visible` is false for both (admins see every
+   * project that exists, and are told `visible` for any id: whether it exists is answered by the overview),
+   * and the user's favourite.
+   */
+  async accessToProject(userId: number, projectId: string): Promise<{ visible: boolean; favorite: boolean }> {
+    const rows: { visible: boolean; favorite: boolean }[] = await this.db.query(
+      `SELECT CASE
+         WHEN EXISTS (SELECT 1 FROM identity_users u JOIN identity_roles r ON r.id = u.root_role_id
+                       AND r.type IN ('root', 'root-custom') WHERE u.id = $1 AND NOT u.deleted AND r.id = $3) THEN true
+         WHEN s.project IS NULL OR NOT s.present THEN false
+         WHEN s.mode <> 'private' THEN true
+         WHEN EXISTS (SELECT 1 FROM identity_project_members m WHERE m.project = $2 AND (
+                (m.principal_kind = 'user' AND m.principal_id = $1)
+             OR (m.principal_kind = 'group' AND m.principal_id IN (${GROUPS_OF_USER})))) THEN true
+         ELSE false END AS visible,
+         COALESCE((SELECT is_favorite FROM identity_favorites
+                    WHERE user_id = $1 AND target = 'project' AND name = $2), false) AS favorite
+         FROM (SELECT 1) one LEFT JOIN identity_project_states s ON s.project = $2`,
+      [userId, projectId, ADMIN_ROLE_ID],
+    );
+    return { visible: rows[0]?.visible === true, favorite: rows[0]?.favorite === true };
+  }
+
+  /**
    * The private projects the user may not see (empty for admins and when no project is private): their
    * events are left out of the event lists the user reads.
    */

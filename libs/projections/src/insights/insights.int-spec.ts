@@ -1,19 +1,17 @@
 import { interleavedBatches, testEvent } from '../testing-events';
-import type { PoolClient } from 'pg';
-import type { DataSource } from 'typeorm';
 import type { FlagEvent } from '@flaglens/contract';
-import { createDataSource, searchPathOption } from '@flaglens/persistence';
+import { Database, searchPathOption } from '@flaglens/persistence';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { appendEvents } from '../event-log/event-log.projection';
 import { allProjections } from '../registry';
+import { applyProjections } from '../apply-projections';
 import { generateHistory } from '../simulate/generate-history';
 import { IdentityReadModel } from '../identity/identity.read-model';
 import { InsightsReadModel, type InstanceInsights } from './insights.read-model';
 import { validateInsights } from './insights.schema';
 
-async function applyBatches(ds: DataSource, batches: FlagEvent[][]): Promise<void> {
-  const runner = ds.createQueryRunner();
-  const c = (await runner.connect()) as PoolClient;
+async function applyBatches(ds: Database, batches: FlagEvent[][]): Promise<void> {
+  const c = await ds.connect();
   try {
     for (const batch of batches) {
       await c.query('BEGIN');
@@ -21,11 +19,11 @@ async function applyBatches(ds: DataSource, batches: FlagEvent[][]): Promise<voi
         c,
         batch.map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
       );
-      for (const p of allProjections()) await p.apply(c, stored, { skipped: () => undefined });
+      await applyProjections(c, stored, allProjections());
       await c.query('COMMIT');
     }
   } finally {
-    await runner.release();
+    c.release();
   }
 }
 
@@ -96,22 +94,22 @@ const NOW = new Date('2026-01-01T12:00:00.000Z');
 
 describe('instance insights projection and read model (real Postgres)', () => {
   const dbs: TestDatabase[] = [];
-  const sources: DataSource[] = [];
-  async function fresh(label: string): Promise<{ ds: DataSource; model: InsightsReadModel }> {
+  const sources: Database[] = [];
+  async function fresh(label: string): Promise<{ ds: Database; model: InsightsReadModel }> {
     const db = await createTestDatabase(label);
-    const ds = await createDataSource({
+    const ds = new Database({
       url: db.url,
-      poolSize: 2,
+      max: 2,
       applicationName: 't',
       options: searchPathOption('flaglens_v1'),
-    }).initialize();
+    });
     dbs.push(db);
     sources.push(ds);
     const identity = new IdentityReadModel(ds);
     return { ds, model: new InsightsReadModel(ds, (id) => identity.countProjectMembers(id)) };
   }
   afterAll(async () => {
-    for (const s of sources) await s.destroy();
+    for (const s of sources) await s.end();
     for (const d of dbs) await d.drop();
   });
 
@@ -240,6 +238,81 @@ describe('instance insights projection and read model (real Postgres)', () => {
     expect(r.projectFlagTrends.map((x) => x.project)).toEqual(['alpha', 'beta', 'default']);
     expect(r.projectFlagTrends.find((x) => x.project === 'alpha')).toMatchObject({ stale: 1 });
     expect((await handModel.report(NOW, { from: '2025-03-17', to: '2025-03-21' })).flagTrends).toEqual([]);
+  });
+
+  it('leaves out every row and figure of hidden (private, not visible to the caller) projects', async () => {
+    const r = await handModel.report(NOW, { from: null, to: null }, ['beta']);
+    expect(new Set(r.projectFlagTrends.map((x) => x.project))).toEqual(new Set(['default', 'alpha']));
+    expect(r.projectFlagTrends).toEqual(hand.projectFlagTrends.filter((x) => x.project !== 'beta'));
+    // the instance sums are those of the visible projects
+    expect(r.flagTrends.at(-1)).toEqual({
+      date: '2026-01-01T23:59:59.999Z',
+      total: 1,
+      active: 0,
+      stale: 1,
+      potentiallyStale: 0,
+    });
+    expect(r.metricsSummaryTrends).toEqual([]);
+    // beta's production enable (2025-12-29) is gone; the SDK report without a project stays
+    expect(r.environmentTypeTrends).toEqual([
+      { week: '2025-04', date: '2025-01-26T23:59:59.999Z', environmentType: 'production', totalUpdates: 1 },
+      { week: '2026-01', date: '2026-01-01T23:59:59.999Z', environmentType: 'production', totalUpdates: 1 },
+    ]);
+    expect(r.userTrends).toEqual(hand.userTrends);
+  });
+
+  it('for any visibility set, the figures are those of the visible projects alone (generated history)', async () => {
+    const END = '2026-06-01T12:00:00.000Z';
+    const history = generateHistory({
+      seed: 9,
+      projects: 6,
+      flagsPerProject: 20,
+      events: 3000,
+      weeks: 20,
+      end: END,
+    });
+    const g = await fresh('ins_visibility');
+    await applyBatches(g.ds, [history]);
+    const all = await g.model.report(new Date(END));
+    const projects = [...new Set(all.projectFlagTrends.map((x) => x.project))].sort();
+    expect(projects.length).toBeGreaterThan(3);
+    for (const hidden of [[projects[1]], [projects[0], projects[2]], projects.slice(1)]) {
+      const r = await g.model.report(new Date(END), { from: null, to: null }, hidden);
+      const visible = all.projectFlagTrends.filter((x) => !hidden.includes(x.project));
+      expect(r.projectFlagTrends).toEqual(visible);
+      expect(r.metricsSummaryTrends).toEqual(
+        all.metricsSummaryTrends.filter((x) => !hidden.includes(x.project)),
+      );
+      for (const f of r.flagTrends) {
+        const rows = visible.filter((x) => x.date === f.date);
+        const sum = (k: 'total' | 'active' | 'stale' | 'potentiallyStale') =>
+          rows.reduce((n, x) => n + x[k], 0);
+        expect(f).toEqual({
+          date: f.date,
+          total: sum('total'),
+          active: sum('active'),
+          stale: sum('stale'),
+          potentiallyStale: sum('potentiallyStale'),
+        });
+      }
+      const updates = (x: InstanceInsights) =>
+        x.environmentTypeTrends.reduce((n, e) => n + e.totalUpdates, 0);
+      expect(updates(r)).toBeLessThanOrEqual(updates(all));
+    }
+  });
+
+  it('an event dated in year 1000 does not make the report 53,000 weeks long', async () => {
+    const { ds } = await fresh('ins_far_past');
+    await applyBatches(ds, [
+      [...HAND, { ...testEvent(9_999, 'tag-created'), createdAt: '1000-01-01T00:00:00.000Z' }],
+    ]);
+    const identity = new IdentityReadModel(ds);
+    const model = new InsightsReadModel(ds, (id) => identity.countProjectMembers(id), 60);
+    const r = await model.report(NOW);
+    expect(r.flagTrends).toHaveLength(60);
+    // the last 53 weeks are the same as without the event; the 7 before them are empty weeks of 2024
+    expect(r.flagTrends.slice(7)).toEqual(hand.flagTrends);
+    expect(r.projectFlagTrends.filter((x) => x.week >= '2025-01')).toEqual(hand.projectFlagTrends);
   });
 
   it('replayed twice, and under random key interleavings and batch sizes, the report is the same', async () => {

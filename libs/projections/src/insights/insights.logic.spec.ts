@@ -1,3 +1,4 @@
+import { reduceFlagState } from '../flag-state/flag-state.logic';
 import { testEvent as ev } from '../testing-events';
 import fc from 'fast-check';
 import { insightsChanges, isoWeekId, weekStart } from './insights.logic';
@@ -38,28 +39,51 @@ describe('insights pure logic', () => {
   });
 
   it('books the difference of a flag`s contribution before and after each of its events', () => {
-    const c = insightsChanges(new Map(), [
+    const events = [
       ev(1, 'feature-created', { project: 'p', featureName: 'f', data: { type: 'release' } }),
       ev(2, 'feature-stale-on', { featureName: 'f' }),
       ev(3, 'feature-project-change', { featureName: 'f', project: 'q', data: { newProject: 'q' } }),
       ev(4, 'feature-archived', { featureName: 'f' }),
-    ]);
+    ];
+    const { transitions } = reduceFlagState(new Map(), events);
+    const c = insightsChanges(transitions, events);
     const sum = (project: string) =>
       c.flagDeltas
         .filter((d) => d.project === project)
         .reduce((a, d) => [a[0] + d.total, a[1] + d.stale, a[2] + d.fresh], [0, 0, 0]);
     expect(sum('p')).toEqual([0, 0, 0]);
     expect(sum('q')).toEqual([0, 0, 0]);
-    expect(c.flags).toMatchObject([{ name: 'f', project: 'q', stale: true }]);
+    expect(transitions.at(-1)!.after).toMatchObject({ name: 'f', project: 'q', stale: true });
   });
 
   it('users: system ids ignored, deletion by preData.id; authors per week', () => {
-    const c = insightsChanges(new Map(), [
-      ev(1, 'user-created', { data: { id: 5 } }),
-      ev(2, 'user-created', { data: { id: -42 } }),
-      ev(3, 'user-deleted', { preData: { id: 5 }, createdByUserId: 5 }),
-    ]);
+    const c = insightsChanges(
+      [],
+      [
+        ev(1, 'user-created', { data: { id: 5 } }),
+        ev(2, 'user-created', { data: { id: -42 } }),
+        ev(3, 'user-deleted', { preData: { id: 5 }, createdByUserId: 5 }),
+      ],
+    );
     expect(c.users).toEqual([{ id: 5, createdAt: ev(1, 'x').createdAt, deletedAt: ev(3, 'x').createdAt }]);
     expect(c.userWeeks.map((w) => w.userId).sort()).toEqual([1, 5]);
+  });
+
+  it('metrics: a toggle with yes = no = 0 counts nothing (as in the reference, which drops it)', () => {
+    const c = insightsChanges(
+      [],
+      [
+        ev(1, 'client-metrics', {
+          data: {
+            appName: 'a',
+            environment: 'production',
+            bucket: { start: 0, stop: 1, toggles: { f: { yes: 0, no: 0 }, g: { yes: 2, no: 1 } } },
+          },
+        }),
+      ],
+    );
+    expect(c.metrics.map((m) => [m.feature, m.app, m.environment, m.yes, m.no])).toEqual([
+      ['g', 'a', 'production', 2, 1],
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { reduceFlagState, FLAG_STATE_TYPES, type FlagRow } from '../flag-state/flag-state.logic';
+import type { FlagRow, FlagTransition } from '../flag-state/flag-state.logic';
 import { data, int, preData, str, utcDay } from '../shared';
 
 const DAY_MS = 86_400_000;
@@ -79,13 +79,11 @@ export interface MetricsRow {
 }
 
 export interface InsightsChanges {
-  /** the insights' own copy of each changed flag's current state */
-  flags: FlagRow[];
   flagDeltas: FlagDelta[];
   projects: ProjectChange[];
   users: UserChange[];
   userWeeks: UserWeek[];
-  envUpdates: { day: string; environment: string; n: number }[];
+  envUpdates: { day: string; environment: string; project: string; n: number }[];
   metrics: MetricsRow[];
 }
 
@@ -99,35 +97,33 @@ const PROJECT_LIFECYCLE: Record<string, boolean> = {
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : 0);
 
 /**
- * Pure update of the insights' pre-aggregates (semantics §4, §7.5) from newly stored known-type events.
- * Everything is additive, a min/max, or keyed by event id, except the flag copy, whose events share the
- * flag's key (so they arrive in order); hence the result does not depend on the interleaving of keys.
+ * Pure update of the insights' pre-aggregates (semantics §4, §7.5) from newly stored known-type events and
+ * the flag transitions flag-state made of them. Everything is additive, a min/max, or keyed by event id;
+ * hence the result does not depend on the interleaving of keys.
  *
- * - Flags: each flag event turns the flag's state before it into the state after it (the rules of
- *   `flag-state`, reused); the difference of the two contributions is booked on the event's UTC day.
- *   Summing the deltas up to a date gives the counts as of that date.
+ * - Flags: each transition turns the flag's state before an event into the state after it (flag-state's
+ *   output, not a copy of its rules); the difference of the two contributions is booked on the event's UTC
+ *   day. Summing the deltas up to a date gives the counts as of that date.
  * - Projects: one change point per lifecycle event (live = exists and not archived).
  * - Users: creation and deletion times (`user-created` `data.id`, `user-deleted` `preData.id`, else
  *   `data.id`); ids ≤ 0 are system users and are ignored.
  * - Active users: the first and last day each user authored an event (`createdByUserId` > 0) in each week.
  * - Environment updates: events carrying an environment, per UTC day and environment.
  * - Metrics: `client-metrics` `data.bucket.toggles` (yes/no per flag) with `data.appName` and the
- *   environment (`data.environment`, else the event's), per UTC day.
+ *   environment (`data.environment`, else the event's), per UTC day; toggles with yes = no = 0 count nothing.
  */
 export function insightsChanges(
-  current: ReadonlyMap<string, FlagRow>,
+  transitions: readonly FlagTransition[],
   events: readonly FlagEvent[],
 ): InsightsChanges {
-  const state = new Map(current);
-  const changedFlags = new Set<string>();
   const flagDeltas = new Map<string, FlagDelta>();
   const projects: ProjectChange[] = [];
   const users = new Map<number, UserChange>();
   const userWeeks = new Map<string, UserWeek>();
-  const env = new Map<string, { day: string; environment: string; n: number }>();
+  const env = new Map<string, { day: string; environment: string; project: string; n: number }>();
   const metrics = new Map<string, MetricsRow>();
 
-  const book = (day: string, r: FlagRow | undefined, sign: number) => {
+  const book = (day: string, r: FlagRow | null, sign: number) => {
     if (!r || r.deleted || r.archivedAt !== null) return;
     const createdDay = utcDay(r.createdAt);
     const k = `${day}|${r.project}|${r.type}|${createdDay}`;
@@ -146,20 +142,13 @@ export function insightsChanges(
     flagDeltas.set(k, d);
   };
 
+  for (const t of transitions) {
+    const day = utcDay(t.at);
+    book(day, t.before, -1);
+    book(day, t.after, +1);
+  }
   for (const e of events) {
     const day = utcDay(e.createdAt);
-    if (FLAG_STATE_TYPES.has(e.type) && e.featureName) {
-      const name = e.featureName;
-      const before = state.get(name);
-      const { rows } = reduceFlagState(before ? new Map([[name, before]]) : new Map(), [e]);
-      if (rows.length > 0) {
-        const after = rows[0];
-        book(day, before, -1);
-        book(day, after, +1);
-        state.set(name, after);
-        changedFlags.add(name);
-      }
-    }
     if (e.type in PROJECT_LIFECYCLE && e.project)
       projects.push({ project: e.project, eventId: e.id, at: e.createdAt, live: PROJECT_LIFECYCLE[e.type] });
     if (e.type === 'user-created' || e.type === 'user-deleted') {
@@ -183,8 +172,10 @@ export function insightsChanges(
       }
     }
     if (e.environment) {
-      const k = `${day}|${e.environment}`;
-      const x = env.get(k) ?? { day, environment: e.environment, n: 0 };
+      // by project too: the report leaves out private projects the caller may not see
+      const project = e.project ?? '';
+      const k = JSON.stringify([day, e.environment, project]);
+      const x = env.get(k) ?? { day, environment: e.environment, project, n: 0 };
       x.n += 1;
       env.set(k, x);
     }
@@ -197,6 +188,9 @@ export function insightsChanges(
         const environment = str(d.environment) ?? e.environment ?? '';
         for (const [feature, v] of Object.entries(toggles as Record<string, unknown>)) {
           const c = v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+          // a zero-count toggle is no usage: the reference drops them before storing (registerClientMetrics),
+          // and the source connector's sightings (last_seen_at_metrics) are such reports
+          if (num(c.yes) === 0 && num(c.no) === 0) continue;
           const k = JSON.stringify([day, e.project ?? '', feature, app, environment]);
           const m = metrics.get(k) ?? {
             day,
@@ -215,7 +209,6 @@ export function insightsChanges(
     }
   }
   return {
-    flags: [...changedFlags].sort().map((n) => state.get(n)!),
     flagDeltas: [...flagDeltas.values()].filter((d) => d.total !== 0 || d.stale !== 0 || d.fresh !== 0),
     projects,
     users: [...users.values()],

@@ -1,10 +1,6 @@
 import type { PoolClient } from 'pg';
-import type { Projection } from '../projection';
-import type { SourcedEvent } from '../event-log/event-log.projection';
-import { FLAG_STATE_TYPES, type FlagRow } from '../flag-state/flag-state.logic';
+import type { Projection, ProjectionContext, SourcedEvent } from '../projection';
 import { insightsChanges } from './insights.logic';
-
-const ISO = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * Instance insights (semantics §4, §7.5): pre-aggregates by UTC day (insights.logic.ts). Upserts are sorted
@@ -13,37 +9,18 @@ const ISO = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:
  */
 export class InsightsProjection implements Projection {
   readonly name = 'insights';
+  /** weekly aggregates of the whole instance, read by the insights report alone */
+  readonly scope = 'instance';
 
-  async apply(client: PoolClient, stored: SourcedEvent[]): Promise<void> {
-    const events = stored.map((s) => s.event);
-    if (events.length === 0) return;
-    const names = [
-      ...new Set(
-        events.filter((e) => FLAG_STATE_TYPES.has(e.type) && e.featureName).map((e) => e.featureName!),
-      ),
-    ].sort();
-    const current = new Map<string, FlagRow>();
-    if (names.length > 0) {
-      const r = await client.query<FlagRow>(
-        `SELECT name, project, type, stale, deleted, ${ISO('created_at')} AS "createdAt",
-                ${ISO('archived_at')} AS "archivedAt"
-           FROM insights_flags WHERE name = ANY($1) ORDER BY name FOR UPDATE`,
-        [names],
-      );
-      for (const x of r.rows) current.set(x.name, x);
-    }
-    const c = insightsChanges(current, events);
-    if (c.flags.length > 0)
-      await client.query(
-        `INSERT INTO insights_flags (name, project, type, stale, created_at, archived_at, deleted)
-         SELECT name, project, type, stale, "createdAt", "archivedAt", deleted
-           FROM json_to_recordset($1::json) AS t(name text, project text, type text, stale boolean,
-                "createdAt" timestamptz, "archivedAt" timestamptz, deleted boolean)
-         ON CONFLICT (name) DO UPDATE SET project = EXCLUDED.project, type = EXCLUDED.type,
-                stale = EXCLUDED.stale, created_at = EXCLUDED.created_at, archived_at = EXCLUDED.archived_at,
-                deleted = EXCLUDED.deleted`,
-        [JSON.stringify(c.flags)],
-      );
+  handles(): boolean {
+    return true;
+  }
+
+  async apply(client: PoolClient, stored: SourcedEvent[], context: ProjectionContext): Promise<void> {
+    const c = insightsChanges(
+      context.transitions,
+      stored.map((s) => s.event),
+    );
     if (c.flagDeltas.length > 0)
       await client.query(
         `INSERT INTO insights_flag_deltas AS x (day, project, type, created_day, d_total, d_stale, d_fresh)
@@ -84,9 +61,10 @@ export class InsightsProjection implements Projection {
       );
     if (c.envUpdates.length > 0)
       await client.query(
-        `INSERT INTO insights_env_updates AS x (day, environment, n)
-         SELECT * FROM json_to_recordset($1::json) AS t(day date, environment text, n bigint) ORDER BY 1, 2
-         ON CONFLICT (day, environment) DO UPDATE SET n = x.n + EXCLUDED.n`,
+        `INSERT INTO insights_env_project_updates AS x (day, environment, project, n)
+         SELECT * FROM json_to_recordset($1::json) AS t(day date, environment text, project text, n bigint)
+          ORDER BY 1, 2, 3
+         ON CONFLICT (day, environment, project) DO UPDATE SET n = x.n + EXCLUDED.n`,
         [JSON.stringify(c.envUpdates)],
       );
     if (c.metrics.length > 0)

@@ -1,5 +1,6 @@
 import type { RowQueryable } from '@flaglens/persistence';
 import { healthRating } from '../overview/overview.read-model';
+import { firstProductionEnable } from '../time-to-production/first-production-enable.sql';
 
 export interface UserTrend {
   date: string;
@@ -61,9 +62,11 @@ export interface InsightsRange {
 }
 
 /**
- * Every week from the week of the first event to the week of `today`: `ws` its Monday, `d` the described day
- * (Sunday, or today for the current week), `e` the instant just after that day (exclusive bound), `inr`
- * whether `d` is in the requested range. $1 today, $2 from, $3 to.
+ * The weeks of the report: from the week of the first event (or of `from`, or of the earliest week allowed,
+ * whichever is latest) to the week of `today` (or of `to`): `ws` its Monday, `d` the described day (Sunday, or
+ * today for the current week), `e` the instant just after that day (exclusive bound), `inr` whether `d` is in
+ * the requested range. Only the weeks of the range are generated, so an event dated in year 1000 costs
+ * nothing. $1 today, $2 from, $3 to, $4 the earliest Monday allowed (InsightsReadModel.maxWeeks).
  */
 const WEEKS = `
 weeks AS (
@@ -72,11 +75,15 @@ weeks AS (
          to_char(ws, 'IYYY-IW') AS week,
          (LEAST(ws::date + 6, $1::date) BETWEEN COALESCE($2::date, '-infinity') AND COALESCE($3::date, 'infinity')) AS inr
     FROM (SELECT (min(created_at) AT TIME ZONE 'UTC')::date AS first FROM event_log) f,
-         generate_series(date_trunc('week', f.first), date_trunc('week', $1::date), interval '7 days') ws
+         generate_series(date_trunc('week', GREATEST(f.first, $2::date, $4::date)),
+                         date_trunc('week', LEAST($1::date, $3::date)), interval '7 days') ws
    WHERE f.first <= $1::date
 )`;
 
-/** Per (week, live project): flags live, stale and potentially stale as of the week's date. */
+/**
+ * Per (week, live project): flags live, stale and potentially stale as of the week's date. $5: the private
+ * projects the caller may not see (left out here and in every per-project figure below).
+ */
 export const PROJECT_FLAGS_SQL = `
 WITH ${WEEKS},
 pc AS (
@@ -84,7 +91,7 @@ pc AS (
     FROM insights_project_changes
 ), plive AS (
   SELECT DISTINCT w.ws, pc.project FROM weeks w JOIN pc ON pc.live AND pc.at < w.e AND (pc.nxt IS NULL OR pc.nxt >= w.e)
-   WHERE w.inr
+   WHERE w.inr AND pc.project <> ALL($5::text[])
 ), fd AS (
   SELECT project, date_trunc('week', day)::date AS ws, sum(d_total) AS t, sum(d_stale) AS s, 0 AS ps
     FROM insights_flag_deltas WHERE day <= $1::date GROUP BY 1, 2
@@ -127,16 +134,9 @@ r AS (SELECT min(ws) AS lo, max(ws) AS hi FROM weeks WHERE inr),
 fe AS (
   SELECT f.project, date_trunc('week', t.first_at AT TIME ZONE 'UTC')::date AS ws,
          floor(extract(epoch FROM (t.first_at - f.created_at)) / 86400)::int AS days
-    FROM flag_state f CROSS JOIN LATERAL (
-           SELECT min(x.enabled_at) AS first_at
-             FROM environments e CROSS JOIN LATERAL (
-                    SELECT created_at AS enabled_at FROM event_log
-                     WHERE type = 'feature-environment-enabled' AND feature_name = f.name
-                       AND environment = e.name AND created_at > f.created_at
-                     ORDER BY created_at LIMIT 1) x
-            WHERE NOT e.deleted AND e.type = 'production') t
+    FROM flag_state f CROSS JOIN ${firstProductionEnable('f')}
    WHERE NOT f.deleted AND f.type = 'release' AND t.first_at IS NOT NULL
-     AND (t.first_at AT TIME ZONE 'UTC')::date <= $1::date
+     AND (t.first_at AT TIME ZONE 'UTC')::date <= $1::date AND f.project <> ALL($5::text[])
 )
 SELECT fe.project, to_char(GREATEST(fe.ws, r.lo), 'YYYY-MM-DD') AS ws, sum(fe.days)::int AS days,
        count(*)::int AS n
@@ -154,12 +154,15 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
            AND u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS active
   FROM weeks w WHERE w.inr ORDER BY w.ws`;
 
-/** Updates per week and current environment type (deleted and unknown environments drop out, as `*`). */
+/**
+ * Updates per week and current environment type (deleted and unknown environments drop out, as `*`), but
+ * those of the private projects the caller may not see ($5).
+ */
 export const ENV_TYPES_SQL = `
 WITH ${WEEKS}
 SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, e.type, sum(u.n)::bigint AS n
   FROM weeks w
-  JOIN insights_env_updates u ON u.day BETWEEN w.ws AND w.d
+  JOIN insights_env_project_updates u ON u.day BETWEEN w.ws AND w.d AND u.project <> ALL($5::text[])
   JOIN environments e ON e.name = u.environment AND NOT e.deleted
  WHERE w.inr
  GROUP BY w.ws, w.d, w.week, e.type
@@ -176,7 +179,7 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, x.project, sum(x.yes)::bigint AS
     SELECT COALESCE(f.project, NULLIF(m.project_hint, '')) AS project, m.app, m.feature, m.environment, m.yes, m.no
       FROM insights_metrics m LEFT JOIN flag_state f ON f.name = m.feature AND NOT f.deleted
      WHERE m.day BETWEEN w.ws AND w.d
-  ) x ON x.project IS NOT NULL
+  ) x ON x.project IS NOT NULL AND x.project <> ALL($5::text[])
  WHERE w.inr
  GROUP BY w.ws, w.d, w.week, x.project
  ORDER BY w.ws, x.project`;
@@ -184,15 +187,51 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, x.project, sum(x.yes)::bigint AS
 const endOfDay = (d: string) => `${d}T23:59:59.999Z`;
 
 /** The instance insights report (api-spec 2.13), from the pre-aggregates, as of `now`. */
+/** The most weeks one report covers, unless told otherwise: ten years. */
+export const DEFAULT_INSIGHTS_MAX_WEEKS = 520;
+
+const DAY_MS = 86_400_000;
+
+/** The Monday (`YYYY-MM-DD`) of the week of a UTC day. */
+export function mondayOf(day: string): string {
+  const t = Date.parse(`${day}T00:00:00Z`);
+  return new Date(t - ((new Date(t).getUTCDay() + 6) % 7) * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** How many weeks (Monday to Monday, both counted) the range [from, to] spans. */
+export function weeksSpanned(from: string, to: string): number {
+  return Math.floor((Date.parse(mondayOf(to)) - Date.parse(mondayOf(from))) / (7 * DAY_MS)) + 1;
+}
+
 export class InsightsReadModel {
   constructor(
     private readonly db: RowQueryable,
     /** members of a project now (the identity read model's count); without it `users` is left out */
     private readonly members?: (projectId: string) => Promise<number>,
+    /**
+     * The most weeks a report covers: without `from`, the report starts this many weeks before the current
+     * one at the earliest (older history is summed into its first week), so its cost never depends on how far
+     * back event dates go. A range asking for more is the caller's error (see `weeksSpanned`).
+     */
+    readonly maxWeeks = DEFAULT_INSIGHTS_MAX_WEEKS,
   ) {}
 
-  async report(now: Date, range: InsightsRange = { from: null, to: null }): Promise<InstanceInsights> {
-    const p = [now.toISOString().slice(0, 10), range.from, range.to];
+  /**
+   * The report as of `now`, for the weeks whose date is in `range`, leaving out every row and figure of the
+   * `hidden` projects (private projects the caller may not see): flag, health, time to production, member,
+   * SDK and environment-update figures, and the instance sums built from them.
+   */
+  async report(
+    now: Date,
+    range: InsightsRange = { from: null, to: null },
+    hidden: readonly string[] = [],
+  ): Promise<InstanceInsights> {
+    const today = now.toISOString().slice(0, 10);
+    const earliest = new Date(Date.parse(mondayOf(today)) - (this.maxWeeks - 1) * 7 * DAY_MS)
+      .toISOString()
+      .slice(0, 10);
+    const p = [today, range.from, range.to, earliest];
+    const ph = [...p, [...hidden]];
     const [weeks, projectRows, userRows, envRows, metricRows, ttpRows] = await Promise.all([
       this.db.query<{ d: string; week: string }>(WEEKS_SQL, p),
       this.db.query<{
@@ -203,9 +242,9 @@ export class InsightsReadModel {
         total: number;
         stale: number;
         ps: number;
-      }>(PROJECT_FLAGS_SQL, p),
+      }>(PROJECT_FLAGS_SQL, ph),
       this.db.query<{ d: string; total: number; active: number }>(USERS_SQL, p),
-      this.db.query<{ d: string; week: string; type: string; n: string }>(ENV_TYPES_SQL, p),
+      this.db.query<{ d: string; week: string; type: string; n: string }>(ENV_TYPES_SQL, ph),
       this.db.query<{
         d: string;
         week: string;
@@ -215,12 +254,16 @@ export class InsightsReadModel {
         apps: number;
         flags: number;
         envs: number;
-      }>(METRICS_SQL, p),
-      this.db.query<{ project: string; ws: string; days: number; n: number }>(TTP_SQL, p),
+      }>(METRICS_SQL, ph),
+      this.db.query<{ project: string; ws: string; days: number; n: number }>(TTP_SQL, ph),
     ]);
     // running (days, flags) per project; rows of both lists are ordered by week
     const ttpBins = new Map<string, { ws: string; days: number; n: number }[]>();
-    for (const t of ttpRows) ttpBins.set(t.project, [...(ttpBins.get(t.project) ?? []), t]);
+    for (const t of ttpRows) {
+      const bins = ttpBins.get(t.project);
+      if (bins) bins.push(t);
+      else ttpBins.set(t.project, [t]);
+    }
     const ttpRun = new Map<string, { i: number; days: number; n: number }>();
     const timeToProduction = (project: string, ws: string): number => {
       const bins = ttpBins.get(project) ?? [];
@@ -246,7 +289,6 @@ export class InsightsReadModel {
       health: healthRating(r.total, r.stale, r.ps),
       timeToProduction: timeToProduction(r.project, r.ws),
     }));
-    const today = p[0] as string;
     if (this.members) {
       const current = projectFlagTrends.filter((r) => r.date.startsWith(today));
       const counts = await Promise.all(current.map((r) => this.members!(r.project)));

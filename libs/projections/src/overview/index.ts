@@ -1,3 +1,2 @@
 export * from './overview.read-model';
 export * from './overview.rules';
-export * from './overview-scope';

@@ -1,12 +1,11 @@
-import type { PoolClient } from 'pg';
-import type { DataSource } from 'typeorm';
 import type { FlagEvent } from '@flaglens/contract';
-import { createDataSource, searchPathOption } from '@flaglens/persistence';
+import { Database, searchPathOption } from '@flaglens/persistence';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
 import { appendEvents } from '../event-log/event-log.projection';
 import { IdentityProjectAccessReader } from '../identity/identity-project-access.reader';
 import { IdentityReadModel } from '../identity/identity.read-model';
 import { allProjections } from '../registry';
+import { applyProjections } from '../apply-projections';
 import { generateHistory, prng } from '../simulate/generate-history';
 import { interleavedBatches } from '../testing-events';
 import { reduceFlagState } from '../flag-state/flag-state.logic';
@@ -33,9 +32,8 @@ const DAY = 86_400_000;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Overview = Record<string, any>;
 
-async function applyBatches(ds: DataSource, batches: FlagEvent[][], skips: string[] = []): Promise<void> {
-  const runner = ds.createQueryRunner();
-  const c = (await runner.connect()) as PoolClient;
+async function applyBatches(ds: Database, batches: FlagEvent[][], skips: string[] = []): Promise<void> {
+  const c = await ds.connect();
   try {
     for (const batch of batches) {
       await c.query('BEGIN');
@@ -43,12 +41,13 @@ async function applyBatches(ds: DataSource, batches: FlagEvent[][], skips: strin
         c,
         batch.map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
       );
-      for (const p of allProjections())
-        await p.apply(c, stored, { skipped: (id, r) => skips.push(`${id}: ${r}`) });
+      await applyProjections(c, stored, allProjections(), {
+        skipped: (_p, id, r) => skips.push(`${id}: ${r}`),
+      });
       await c.query('COMMIT');
     }
   } finally {
-    await runner.release();
+    c.release();
   }
 }
 
@@ -60,17 +59,15 @@ async function dump(db: TestDatabase): Promise<Record<string, unknown[]>> {
 
 describe('overview projections (real Postgres)', () => {
   const dbs: TestDatabase[] = [];
-  const sources: DataSource[] = [];
-  async function fresh(
-    label: string,
-  ): Promise<{ db: TestDatabase; ds: DataSource; model: OverviewReadModel }> {
+  const sources: Database[] = [];
+  async function fresh(label: string): Promise<{ db: TestDatabase; ds: Database; model: OverviewReadModel }> {
     const db = await createTestDatabase(label);
-    const ds = await createDataSource({
+    const ds = new Database({
       url: db.url,
-      poolSize: 2,
+      max: 2,
       applicationName: 't',
       options: searchPathOption('flaglens_v1'),
-    }).initialize();
+    });
     dbs.push(db);
     sources.push(ds);
     return {
@@ -80,7 +77,7 @@ describe('overview projections (real Postgres)', () => {
     };
   }
   afterAll(async () => {
-    for (const s of sources) await s.destroy();
+    for (const s of sources) await s.end();
     for (const d of dbs) await d.drop();
   });
 

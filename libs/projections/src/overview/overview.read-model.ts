@@ -1,5 +1,6 @@
 import type { ReadPool, RowQueryable } from '@flaglens/persistence';
 import { averageTimeToProduction } from '../time-to-production/time-to-production.logic';
+import { firstProductionEnable } from '../time-to-production/first-production-enable.sql';
 
 /** Memberships and favourites, as the identity read model will provide them. */
 export interface ProjectAccessSummary {
@@ -18,6 +19,22 @@ export interface ProjectAccessReader {
 }
 
 export const DAY_MS = 86_400_000;
+
+/**
+ * The projections the overview reads (by name; `event-log` is the log itself): a batch in which one of them
+ * changed a key drops the cached overviews of the projects behind that key (change-feed.ts).
+ */
+export const OVERVIEW_READS: readonly string[] = [
+  'event-log',
+  'flag-state',
+  'projects',
+  'project-environments',
+  'project-activity',
+  'sdk-usage',
+  'identity',
+  'environments',
+  'feature-types',
+];
 
 /** The stats windows at `now` (semantics §3.3): current = [now−30d, now], past = [now−60d, now−30d] (inclusive). */
 export function statsWindows(now: Date): { current: Date; past: Date } {
@@ -137,15 +154,7 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
          + (SELECT count(*)::int FROM event_log a
              WHERE a.project = $1 AND a.known_type AND a.created_at >= w.c_day_start AND a.created_at <= w.c) AS activity_past,
        (SELECT array_agg(floor(extract(epoch FROM (t.first_at - f.created_at)) / 86400)::int)
-          FROM f CROSS JOIN LATERAL (
-                 -- per production-type environment, the first enable after creation: one index probe each
-                 SELECT min(x.enabled_at) AS first_at
-                   FROM environments e CROSS JOIN LATERAL (
-                          SELECT created_at AS enabled_at FROM event_log
-                           WHERE type = 'feature-environment-enabled' AND feature_name = f.name
-                             AND environment = e.name AND created_at > f.created_at
-                           ORDER BY created_at LIMIT 1) x
-                  WHERE NOT e.deleted AND e.type = 'production') t
+          FROM f CROSS JOIN ${firstProductionEnable('f')}
          WHERE f.type = 'release' AND t.first_at IS NOT NULL) AS prod_days,
        (SELECT json_agg(json_build_object('type', type, 'count', n) ORDER BY type COLLATE "C")
           FROM (SELECT type, count(*)::int AS n FROM f WHERE (archived_at IS NOT NULL) = $3 GROUP BY type) tc) AS type_counts,

@@ -1,6 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { Projection } from '../projection';
-import type { SourcedEvent } from '../event-log/event-log.projection';
+import type { Projection, SourcedEvent } from '../projection';
 import { dailyCounts } from './project-activity.logic';
 
 /**
@@ -11,6 +10,11 @@ import { dailyCounts } from './project-activity.logic';
  */
 export class ProjectActivityProjection implements Projection {
   readonly name = 'project-activity';
+  readonly scope = 'projects';
+
+  handles(): boolean {
+    return true;
+  }
 
   async apply(client: PoolClient, events: SourcedEvent[]): Promise<void> {
     const counts = dailyCounts(events.map((s) => s.event));

@@ -43,6 +43,9 @@ describe('projects update logic', () => {
         project: 'p',
         data: { name: 'P2', description: null, mode: 'protected', featureLimit: 'x', defaultStickiness: 9 },
       }),
+      // larger than an integer column holds (it used to make Postgres refuse the whole event)
+      ev(3, 'project-updated', { project: 'p', data: { featureLimit: 1e300 } }),
+      ev(4, 'project-updated', { project: 'p', data: { featureLimit: 2 ** 31 } }),
     ]).state.get('p');
     expect(s).toMatchObject({
       name: 'P2',

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { data, int, str, type Skip } from '../shared';
+import { data, str, type Skip, int32 } from '../shared';
 
 /** Settings and lifecycle of one project (table `projects`). */
 export interface ProjectRow {
@@ -62,7 +62,7 @@ function applySettings(row: ProjectRow, d: Record<string, unknown>): ProjectRow 
       'featureLimit' in d
         ? d.featureLimit === null
           ? null
-          : (int(d.featureLimit) ?? row.featureLimit)
+          : (int32(d.featureLimit) ?? row.featureLimit)
         : row.featureLimit,
     namingPattern: 'pattern' in naming ? nullableStr(naming.pattern, row.namingPattern) : row.namingPattern,
     namingExample: 'example' in naming ? nullableStr(naming.example, row.namingExample) : row.namingExample,

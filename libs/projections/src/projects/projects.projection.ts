@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
-import type { Projection, ProjectionReport } from '../projection';
-import type { SourcedEvent } from '../event-log/event-log.projection';
+import { EVERY, type Projection, type ProjectionContext, type SourcedEvent } from '../projection';
+import { loadRows, writeRows, type KeyedTable } from '../keyed-rows';
 import {
   latestEventPerProject,
   PROJECT_SETTING_TYPES,
@@ -8,13 +8,48 @@ import {
   type ProjectRow,
 } from './projects.logic';
 
-const TS = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A project's settings; `last_event_at` (the latest time of any of its events) is kept apart, as a max. */
+const PROJECTS_TABLE: KeyedTable<ProjectRow> = {
+  table: 'projects',
+  columns: [
+    { field: 'id', column: 'id', type: 'text' },
+    { field: 'exists', column: 'exists', type: 'boolean' },
+    { field: 'name', column: 'name', type: 'text' },
+    { field: 'description', column: 'description', type: 'text' },
+    { field: 'mode', column: 'mode', type: 'text' },
+    { field: 'defaultStickiness', column: 'default_stickiness', type: 'text' },
+    { field: 'featureLimit', column: 'feature_limit', type: 'int' },
+    { field: 'namingPattern', column: 'naming_pattern', type: 'text' },
+    { field: 'namingExample', column: 'naming_example', type: 'text' },
+    { field: 'namingDescription', column: 'naming_description', type: 'text' },
+    // a seeded project has no creation event: its time stays what the seed made it
+    {
+      field: 'createdAt',
+      column: 'created_at',
+      type: 'timestamptz',
+      onConflict: 'COALESCE(EXCLUDED.created_at, t.created_at)',
+    },
+    { field: 'archivedAt', column: 'archived_at', type: 'timestamptz' },
+    { field: 'linkEnabledEnvs', column: 'link_enabled_envs', type: 'boolean' },
+  ],
+};
 
+/**
+ * Projects: every project an event names gets a row (a placeholder until its `project-created`) and its
+ * latest event time (order-independent: a max); the settings come from the project's own events.
+ */
 export class ProjectsProjection implements Projection {
   readonly name = 'projects';
+  readonly scope = 'projects';
 
-  async apply(client: PoolClient, sourced: SourcedEvent[], report: ProjectionReport): Promise<void> {
+  handles(): boolean {
+    return true;
+  }
+
+  async apply(client: PoolClient, sourced: SourcedEvent[], context: ProjectionContext): Promise<void> {
     const events = sourced.map((s) => s.event);
+    // the seeded `default` project was created at the instance's first event: a batch holding it changes it
+    await touchIfEarliest(client, events, context);
     const latest = latestEventPerProject(events);
     if (latest.size === 0) return;
     // 1. every project named: a row (placeholder if new) and the latest event time (max: order-independent).
@@ -29,29 +64,25 @@ export class ProjectsProjection implements Projection {
     // 2. settings from the project's own events (rows already locked by step 1)
     const relevant = events.filter((e) => PROJECT_SETTING_TYPES.has(e.type));
     if (relevant.length === 0) return;
-    const r = await client.query<Record<string, unknown>>(
-      `SELECT id, exists, name, description, mode, default_stickiness AS "defaultStickiness",
-              feature_limit AS "featureLimit", naming_pattern AS "namingPattern", naming_example AS "namingExample",
-              naming_description AS "namingDescription", ${TS('created_at')} AS "createdAt",
-              ${TS('archived_at')} AS "archivedAt", link_enabled_envs AS "linkEnabledEnvs"
-         FROM projects WHERE id = ANY($1)`,
-      [ids],
-    );
-    const current = new Map(r.rows.map((x) => [x.id as string, x as unknown as ProjectRow]));
+    const loaded = await loadRows(client, PROJECTS_TABLE, ids);
+    const current = new Map([...loaded].map(([id, rows]) => [id, rows[0]]));
     const { rows, skipped } = reduceProjects(current, relevant);
-    for (const s of skipped) report.skipped(s.eventId, s.reason);
-    if (rows.length === 0) return;
-    await client.query(
-      `UPDATE projects p SET exists = t.exists, name = t.name, description = t.description, mode = t.mode,
-              default_stickiness = t."defaultStickiness", feature_limit = t."featureLimit",
-              naming_pattern = t."namingPattern", naming_example = t."namingExample",
-              naming_description = t."namingDescription", created_at = COALESCE(t."createdAt", p.created_at),
-              archived_at = t."archivedAt", link_enabled_envs = t."linkEnabledEnvs"
-         FROM json_to_recordset($1::json) AS t(id text, exists boolean, name text, description text, mode text,
-              "defaultStickiness" text, "featureLimit" int, "namingPattern" text, "namingExample" text,
-              "namingDescription" text, "createdAt" timestamptz, "archivedAt" timestamptz, "linkEnabledEnvs" boolean)
-        WHERE p.id = t.id`,
-      [JSON.stringify(rows)],
-    );
+    for (const s of skipped) context.skipped(s.eventId, s.reason);
+    await writeRows(client, PROJECTS_TABLE, rows);
   }
+}
+
+async function touchIfEarliest(
+  client: PoolClient,
+  events: readonly { createdAt: string }[],
+  context: ProjectionContext,
+): Promise<void> {
+  let earliest = events[0]?.createdAt;
+  for (const e of events) if (e.createdAt < earliest) earliest = e.createdAt;
+  if (earliest === undefined) return;
+  const r = await client.query<{ first: boolean }>(
+    'SELECT $1::timestamptz <= (SELECT min(created_at) FROM event_log) AS first',
+    [earliest],
+  );
+  if (r.rows[0]?.first !== false) context.touch('projects', [EVERY]);
 }

@@ -22,6 +22,14 @@ describe('sdk usage, activity and time-to-production logic', () => {
     expect(sdkUsage([r, m]).flags).toEqual(sdkUsage([m, r]).flags);
   });
 
+  it('client-register naming a project in data.project marks it (the source connector carries client_applications_usage so)', () => {
+    const r = ev(1, 'client-register', { data: { appName: 'a', environment: 'development', project: 'q' } });
+    expect([...sdkUsage([r]).projects.keys()]).toEqual(['q']);
+    // a metrics report's data.project is not an onboarding signal (flags named in toggles are)
+    const m = ev(2, 'client-metrics', { data: { appName: 'a', project: 'x', bucket: { toggles: {} } } });
+    expect(sdkUsage([m]).projects.size).toBe(0);
+  });
+
   it('activity: one row per event with a project, any type', () => {
     expect(
       activityRows([

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
-import type { Projection, ProjectionReport } from '../projection';
-import type { SourcedEvent } from '../event-log/event-log.projection';
+import type { FlagEvent } from '@flaglens/contract';
+import type { Projection, ProjectionContext, SourcedEvent } from '../projection';
 import { sdkUsage, type SdkSeen } from './sdk-usage.logic';
 
 async function upsert(
@@ -20,13 +20,25 @@ async function upsert(
   );
 }
 
+/** SDK sightings of flags (the flags named in metrics reports) and of projects (registrations with a project). */
 export class SdkUsageProjection implements Projection {
   readonly name = 'sdk-usage';
+  readonly scope = 'flags';
 
-  async apply(client: PoolClient, events: SourcedEvent[], report: ProjectionReport): Promise<void> {
+  handles(type: string): boolean {
+    return type === 'client-metrics' || type === 'client-register';
+  }
+
+  /** The flags a report names (`data.bucket.toggles`); its projects are touched in `apply`. */
+  keysOf(e: FlagEvent): readonly string[] {
+    return [...sdkUsage([e]).flags.keys()];
+  }
+
+  async apply(client: PoolClient, events: SourcedEvent[], context: ProjectionContext): Promise<void> {
     const { flags, projects, skipped } = sdkUsage(events.map((s) => s.event));
-    for (const s of skipped) report.skipped(s.eventId, s.reason);
+    for (const s of skipped) context.skipped(s.eventId, s.reason);
     await upsert(client, 'flag_sdk_usage', 'feature_name', flags);
     await upsert(client, 'project_sdk_usage', 'project', projects);
+    context.touch('projects', [...projects.keys()]);
   }
 }

@@ -1,0 +1,53 @@
+import type { PoolClient } from 'pg';
+import type { FlagTransition } from './flag-state/flag-state.logic';
+import { EVERY, keysOf, type Projection, type Scope, type SourcedEvent } from './projection';
+
+/** What a batch changed: per projection, the flags and the projects it touched (every project: `'*'`). */
+export type BatchChanges = Map<string, { flags: Set<string>; projects: Set<string> | typeof EVERY }>;
+
+export interface ApplyHooks {
+  /** An event a projection could not use (logged and counted by the caller). */
+  skipped?: (projection: string, eventId: number, reason: string) => void;
+  /** Runs each projection, e.g. timing it under its name. */
+  stage?: <T>(name: string, fn: () => Promise<T>) => Promise<T>;
+}
+
+/**
+ * Runs the projections, in order, on the newly stored events of a known type, each on the events it handles,
+ * inside the caller's transaction; returns what each changed (from its declaration and what it touched) and
+ * the flag transitions of the batch.
+ */
+export async function applyProjections(
+  client: PoolClient,
+  stored: readonly SourcedEvent[],
+  projections: readonly Projection[],
+  hooks: ApplyHooks = {},
+): Promise<{ changes: BatchChanges; transitions: FlagTransition[] }> {
+  const changes: BatchChanges = new Map();
+  const transitions: FlagTransition[] = [];
+  const known = stored.filter((s) => s.knownType);
+  const record = (p: Projection, scope: Scope, keys: readonly string[]) => {
+    let entry = changes.get(p.name);
+    if (!entry) changes.set(p.name, (entry = { flags: new Set(), projects: new Set() }));
+    for (const k of keys) {
+      if (scope === 'flags' && k !== EVERY) entry.flags.add(k);
+      else if (scope === 'projects' && k !== EVERY && entry.projects !== EVERY) entry.projects.add(k);
+      // an instance-wide change, or every key of a scope, may change every project's answers
+      else entry.projects = EVERY;
+    }
+  };
+  const stage = hooks.stage ?? (<T>(_: string, fn: () => Promise<T>) => fn());
+  for (const p of projections) {
+    const mine = known.filter((s) => p.handles(s.event.type));
+    if (mine.length === 0) continue;
+    await stage(p.name, () =>
+      p.apply(client, mine, {
+        skipped: (id, reason) => hooks.skipped?.(p.name, id, reason),
+        transitions,
+        touch: (scope, keys) => record(p, scope, keys),
+      }),
+    );
+    for (const s of mine) record(p, p.scope, keysOf(p, s.event));
+  }
+  return { changes, transitions };
+}
