@@ -52,6 +52,8 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
   let stack: Stack;
   let admin: Record<string, string>;
   let bob: Record<string, string>;
+  /** the vault's owner (an Editor) */
+  let alice: Record<string, string>;
 
   beforeAll(async () => {
     stack = await startStack('http_fuzz', { FLAGLENS_CLOCK: '2026-11-22T09:01:00Z' });
@@ -78,13 +80,56 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
       featureName: 'vault.secret-flag',
       data: { name: 'vault.secret-flag', project: 'vault', type: 'release' },
     };
+    // a flag created in the vault and moved out: its move names the vault
+    const moved = {
+      ...flag,
+      id: 5002,
+      featureName: 'vault.moved',
+      data: { name: 'vault.moved', type: 'release' },
+    };
+    const move = {
+      ...secret,
+      id: 5003,
+      createdAt: '2026-11-22T08:56:00.000Z',
+      type: 'feature-project-change',
+      project: 'default',
+      featureName: 'vault.moved',
+      data: { oldProject: 'vault', newProject: 'default' },
+    };
+    // a private project deleted with its history: it stays private
+    const attic = {
+      ...secret,
+      id: 5004,
+      project: 'attic',
+      data: { id: 'attic', name: 'Attic', mode: 'private' },
+    };
+    const atticFlag = {
+      ...flag,
+      id: 5005,
+      project: 'attic',
+      featureName: 'attic.old-flag',
+      data: { name: 'attic.old-flag', project: 'attic', type: 'release' },
+    };
+    const atticGone = {
+      ...attic,
+      id: 5006,
+      createdAt: '2026-11-22T08:57:00.000Z',
+      type: 'project-deleted',
+      data: null,
+    };
     await produce(stack.kafka, stack.topic, [
       { key: 'vault', value: JSON.stringify(secret) },
       { key: 'vault.secret-flag', value: JSON.stringify(flag) },
+      { key: 'vault.moved', value: JSON.stringify(moved) },
+      { key: 'vault.moved', value: JSON.stringify(move) },
+      { key: 'attic', value: JSON.stringify(attic) },
+      { key: 'attic.old-flag', value: JSON.stringify(atticFlag) },
+      { key: 'attic', value: JSON.stringify(atticGone) },
     ]);
-    await stack.waitForEvents(103);
+    await stack.waitForEvents(108);
     admin = { authorization: await createToken(stack.env, 'admin') };
     bob = { authorization: await createToken(stack.env, '3') };
+    alice = { authorization: await createToken(stack.env, '2') };
   });
 
   afterAll(async () => {
@@ -109,8 +154,73 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
     );
     expect(adminsList.totalEvents).toBe(1);
     // and the instance-wide list leaves the project's events out for bob only
-    expect((await httpGet(stack.port, '/api/admin/events', bob)).text).not.toMatch(/top secret|vault/);
+    expect((await httpGet(stack.port, '/api/admin/events', bob)).text).not.toMatch(/top secret|vault|attic/);
     expect((await httpGet(stack.port, '/api/admin/events', admin)).text).toMatch(/top secret/);
+  });
+
+  it('no event naming a private project reaches a non-member: a flag moved out of it, a deleted one', async () => {
+    const list = async (flag: string, as: Record<string, string>) =>
+      JSON.parse((await httpGet(stack.port, `/api/admin/events/${flag}`, as)).text) as {
+        events: { id: number }[];
+        totalEvents: number;
+      };
+    // the move names the vault in its data: hidden with the rest of the flag's time there
+    expect((await list('vault.moved', bob)).totalEvents).toBe(0);
+    expect((await list('vault.moved', alice)).events.map((e) => e.id)).toEqual([5003, 5002]);
+    expect((await list('vault.moved', admin)).totalEvents).toBe(2);
+    // a deleted private project's history stays private (its members went with it: alice is an Editor)
+    expect((await list('attic.old-flag', bob)).totalEvents).toBe(0);
+    expect((await list('attic.old-flag', alice)).totalEvents).toBe(0);
+    expect((await list('attic.old-flag', admin)).totalEvents).toBe(1);
+    // the instance list's total counts what the caller may see
+    const total = async (as: Record<string, string>) =>
+      (JSON.parse((await httpGet(stack.port, '/api/admin/events', as)).text) as { totalEvents: number })
+        .totalEvents;
+    expect(await total(admin)).toBe(108);
+    expect(await total(alice)).toBe(108 - 3); // attic's three events
+    expect(await total(bob)).toBe(108 - 3 - 4); // and the vault's, the move included
+  });
+
+  it('the reports (insights and the executive dashboard) hold no row nor figure of a private project for a non-member', async () => {
+    for (const path of [
+      '/api/admin/insights',
+      '/api/admin/dashboard/executive',
+      '/api/admin/insights?from=2026-11-01',
+    ]) {
+      const forBob = await httpGet(stack.port, path, bob);
+      const forAdmin = await httpGet(stack.port, path, admin);
+      const forAlice = await httpGet(stack.port, path, alice);
+      expect([forBob.status, forAdmin.status, forAlice.status]).toEqual([200, 200, 200]);
+      expect(forBob.text).not.toMatch(/vault|attic/);
+      expect(forAlice.text).not.toMatch(/attic/);
+      expect(forAdmin.text).toMatch(/"project":"vault"/);
+      expect(forAlice.text).toMatch(/"project":"vault"/);
+      type Report = { flagTrends: { total: number }[]; projectFlagTrends: { project: string }[] };
+      const bobs = forBob.json() as Report;
+      const admins = forAdmin.json() as Report;
+      // the instance sums leave out the vault's live flag (vault.secret-flag)
+      expect(admins.flagTrends.at(-1)!.total - bobs.flagTrends.at(-1)!.total).toBe(1);
+      expect(new Set(bobs.projectFlagTrends.map((r) => r.project))).toEqual(new Set(['default']));
+    }
+  });
+
+  it('a private project costs a non-member the time an unknown project costs', async () => {
+    const time = async (path: string) => {
+      const t0 = process.hrtime.bigint();
+      const res = await httpGet(stack.port, path, bob);
+      expect(res.status).toBe(404);
+      return Number(process.hrtime.bigint() - t0) / 1e6;
+    };
+    const privateMs: number[] = [];
+    const unknownMs: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      // interleaved, so both see the same machine
+      privateMs.push(await time('/api/admin/projects/vault/overview'));
+      unknownMs.push(await time(`/api/admin/projects/no-such-vault-${i % 4}/overview`));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const [p, u] = [median(privateMs.slice(20)), median(unknownMs.slice(20))];
+    expect(Math.abs(p - u)).toBeLessThan(Math.max(0.25, 0.2 * Math.max(p, u)));
   });
 
   const segment = fc.oneof(
@@ -137,8 +247,12 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
     template.replace('{x}', encodeURIComponent(s).replace(/%25/g, rawPercent ? '%' : '%25'));
   const templates = [
     '/api/admin/events/{x}',
+    '/api/admin/events?x={x}',
     '/api/admin/projects/{x}/overview',
     '/api/admin/user/profile?x={x}',
+    '/api/admin/insights?from={x}',
+    '/api/admin/insights?to=2026-11-22&from={x}',
+    '/api/admin/dashboard/executive?x={x}',
     '/api/admin/{x}',
     '/api/admin/events/{x}/{x}',
     '/{x}',
@@ -164,7 +278,7 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
         segment,
         fc.boolean(),
         fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'),
-        fc.oneof(authHeader, fc.constant('bob'), fc.constant('admin')),
+        fc.oneof(authHeader, fc.constant('bob'), fc.constant('admin'), fc.constant('alice')),
         fc.dictionary(
           fc.constantFrom('x-forwarded-for', 'cookie', 'accept', 'content-type', 'if-none-match'),
           fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
@@ -174,6 +288,7 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
           const headers: Record<string, string> = { ...extra };
           if (auth === 'bob') Object.assign(headers, bob);
           else if (auth === 'admin') Object.assign(headers, admin);
+          else if (auth === 'alice') Object.assign(headers, alice);
           else if (auth !== undefined) headers.authorization = auth;
           const res = await send(stack.port, method, pathOf(template, seg, rawPercent), headers);
           expect(res.status).toBeLessThan(500);
@@ -188,8 +303,11 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
           ];
           const scrubbed = echoes.reduce((t, x) => (x ? t.split(x).join('') : t), res.text);
           expect(scrubbed).not.toMatch(LEAKS);
-          if (auth === 'bob') expect(res.text).not.toMatch(/top secret|"name":"Vault"/);
-          for (const t of [bob.authorization, admin.authorization]) expect(res.text).not.toContain(t);
+          if (auth === 'bob')
+            expect(res.text).not.toMatch(/top secret|"name":"Vault"|"project":"vault"|attic/);
+          if (auth === 'alice') expect(res.text).not.toMatch(/attic/);
+          for (const t of [bob.authorization, admin.authorization, alice.authorization])
+            expect(res.text).not.toContain(t);
         },
       ),
       { numRuns: 400, seed: 20261122 },
@@ -223,7 +341,7 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
     }
     // and the data is intact
     expect(Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n)).toBe(
-      103,
+      108,
     );
   });
 

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -33,4 +33,42 @@ export async function createToken(
   const secret = stdout.trim();
   if (!/^user:[0-9a-f]{64}$/.test(secret)) throw new Error(`unexpected token output: ${stdout}`);
   return secret;
+}
+
+/** A running CLI process (for long-running commands); `output` collects stdout and stderr as they come. */
+export interface CliProcess {
+  child: ChildProcess;
+  output: string[];
+  /** Resolves with the exit code (or the signal's name) once the process ends. */
+  exited: Promise<number | string>;
+}
+
+export function spawnCli(env: Record<string, string>, args: string[]): CliProcess {
+  const child = spawn(
+    process.execPath,
+    [
+      '-r',
+      'ts-node/register/transpile-only',
+      '-r',
+      'tsconfig-paths/register',
+      join(ROOT, 'apps/cli/src/main.ts'),
+      ...args,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const output: string[] = [];
+  const sink = (d: Buffer) => {
+    output.push(d.toString());
+    if (process.env.FLAGLENS_TEST_VERBOSE) process.stderr.write(`[cli] ${d}`);
+  };
+  child.stdout?.on('data', sink);
+  child.stderr?.on('data', sink);
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
+  return { child, output, exited };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { activeVersion, assertSchemaName, migrateDatabase } from '@flaglens/persistence';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS } from '../../migrations';
+import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../migrations';
 
 const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
 
@@ -27,19 +27,22 @@ export async function activeSchema(db: Parameters<typeof activeVersion>[0]): Pro
   return assertSchemaName(active.schema);
 }
 
-/** A fresh, migrated database for one test file (real Postgres), dropped afterwards. */
-export async function createTestDatabase(label: string): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database for one test file (real Postgres), dropped afterwards; on the server of
+ * DATABASE_URL, or of `baseUrl` (the chaos run's own cluster).
+ */
+export async function createTestDatabase(label: string, baseUrl = BASE_URL): Promise<TestDatabase> {
   const name = `flaglens_t_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(3).toString('hex')}`;
-  const admin = new Client({ connectionString: withDb(BASE_URL, 'postgres') });
+  const admin = new Client({ connectionString: withDb(baseUrl, 'postgres') });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = withDb(BASE_URL, name);
+  const url = withDb(baseUrl, name);
   const client = new Client({ connectionString: url });
   // a Postgres restart (chaos run) ends the connection: later queries fail; the process must not crash
   client.on('error', () => undefined);
   await client.connect();
-  await migrateDatabase(url, client, META_MIGRATIONS, PROJECTION_MIGRATIONS);
+  await migrateDatabase(url, client, META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES);
   // unqualified names resolve in the active projection version, then public
   const useActive = async () => {
     const active = await activeVersion(client);
@@ -53,7 +56,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     useActive,
     drop: async () => {
       await client.end().catch(() => undefined);
-      const a = new Client({ connectionString: withDb(BASE_URL, 'postgres') });
+      const a = new Client({ connectionString: withDb(baseUrl, 'postgres') });
       await a.connect();
       await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await a.end();

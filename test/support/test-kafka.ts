@@ -13,8 +13,8 @@ export async function createTestTopic(
   kafka: Kafka,
   label: string,
   partitions = 6,
+  topic = `flaglens.test.${label}.${randomBytes(3).toString('hex')}`,
 ): Promise<{ topic: string; drop(): Promise<void> }> {
-  const topic = `flaglens.test.${label}.${randomBytes(3).toString('hex')}`;
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({

@@ -1,31 +1,20 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { TerminusModule } from '@nestjs/terminus';
+import { AppConfig } from '@flaglens/config';
 import { HttpMetrics, MetricsRegistry, ObservabilityModule } from '@flaglens/observability';
-import { DataSource } from 'typeorm';
-import { AppConfig, Clock, clockFromConfig } from '@flaglens/config';
-import { createDataSource } from '@flaglens/persistence';
-import { ProjectionReads } from './cache/projection-reads.service';
-import { ChangeListener } from './cache/change-listener.service';
-import { FlagEventsCache } from './cache/flag-events.cache';
-import { IdentityCache } from './cache/identity.cache';
-import { OverviewCache } from './cache/overview.cache';
-import { EventLogReadModel, IdentityReadModel, PersonalAccessTokens } from '@flaglens/projections';
-import { rowsVia } from '@flaglens/persistence';
 import { AdminAuthGuard } from './auth/admin-auth.guard';
+import { AuthModule } from './auth/auth.module';
 import { AllErrorsFilter } from './common/all-errors.filter';
-import { SchemaController } from './docs/schema.controller';
-import { EventsController } from './events/events.controller';
-import { GetFlagEventsHandler, GetLatestEventsHandler } from './events/get-flag-events.query';
-import { HealthController } from './health.controller';
-import { GetProfileHandler } from './profile/get-profile.query';
-import { ProfileController } from './profile/profile.controller';
-import { OverviewController } from './overview/overview.controller';
-import { OVERVIEW_PROVIDERS } from './overview/overview.providers';
-import { InsightsController } from './insights/insights.controller';
-import { INSIGHTS_PROVIDERS } from './insights/insights.providers';
+import { DocsModule } from './docs/docs.module';
+import { EventsModule } from './events/events.module';
+import { HealthModule } from './health/health.module';
+import { InsightsModule } from './insights/insights.module';
+import { OverviewModule } from './overview/overview.module';
+import { ProfileModule } from './profile/profile.module';
+import { ReadDbModule } from './read-db/read-db.module';
 
+/** The api: one module per feature, each with its controller, query, cache and docs, over the read database. */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -38,67 +27,25 @@ export class AppModule {
           logLevel: config.LOG_LEVEL,
           metricsToken: config.METRICS_TOKEN,
         }),
-        TerminusModule.forRoot({ errorLogStyle: 'json' }),
+        ReadDbModule.forRoot(config),
+        AuthModule,
+        EventsModule,
+        OverviewModule,
+        ProfileModule,
+        InsightsModule,
+        HealthModule,
+        DocsModule,
       ],
-      controllers: [
-        EventsController,
-        ProfileController,
-        OverviewController,
-        InsightsController,
-        SchemaController,
-        HealthController,
+      providers: [
+        {
+          provide: HttpMetrics,
+          inject: [MetricsRegistry],
+          useFactory: (r: MetricsRegistry) => new HttpMetrics(r),
+        },
+        { provide: APP_FILTER, useClass: AllErrorsFilter },
+        // every /api/admin route is authenticated, including those added later
+        { provide: APP_GUARD, useExisting: AdminAuthGuard },
       ],
-      providers: [{ provide: AppConfig, useValue: config }, ...PROVIDERS],
     };
   }
 }
-
-const PROVIDERS = [
-  {
-    provide: HttpMetrics,
-    inject: [MetricsRegistry],
-    useFactory: (registry: MetricsRegistry) => new HttpMetrics(registry),
-  },
-  { provide: Clock, inject: [AppConfig], useFactory: (c: AppConfig) => clockFromConfig(c.FLAGLENS_CLOCK) },
-  {
-    provide: DataSource,
-    inject: [AppConfig],
-    // the api only reads: a replica when DATABASE_READ_URL is set
-    useFactory: (c: AppConfig) =>
-      createDataSource({
-        url: c.DATABASE_READ_URL ?? c.DATABASE_URL,
-        poolSize: c.DB_POOL_SIZE,
-        applicationName: 'flaglens-api',
-      }).initialize(),
-  },
-  {
-    provide: EventLogReadModel,
-    inject: [ProjectionReads],
-    useFactory: (reads: ProjectionReads) => new EventLogReadModel(reads),
-  },
-  ProjectionReads,
-  ChangeListener,
-  FlagEventsCache,
-  IdentityCache,
-  OverviewCache,
-  {
-    provide: IdentityReadModel,
-    inject: [ProjectionReads],
-    useFactory: (reads: ProjectionReads) => new IdentityReadModel(rowsVia(reads)),
-  },
-  {
-    // tokens (public) are checked against users of the active projection version
-    provide: PersonalAccessTokens,
-    inject: [ProjectionReads],
-    useFactory: (reads: ProjectionReads) => new PersonalAccessTokens(rowsVia(reads)),
-  },
-  { provide: APP_FILTER, useClass: AllErrorsFilter },
-  AdminAuthGuard,
-  // every /api/admin route is authenticated, including those added later
-  { provide: APP_GUARD, useExisting: AdminAuthGuard },
-  GetProfileHandler,
-  GetFlagEventsHandler,
-  GetLatestEventsHandler,
-  ...OVERVIEW_PROVIDERS,
-  ...INSIGHTS_PROVIDERS,
-];

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from '@fastify/helmet';
+import { Logger as NestLogger } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { HttpMetrics } from '@flaglens/observability';
@@ -54,10 +55,29 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   return app;
 }
 
+/**
+ * Where the api listens: every interface, IPv4 and IPv6; with FLAGLENS_AUTH=off (every caller is the
+ * admin) loopback only: `localhost`, for which Fastify binds every address it resolves to (127.0.0.1,
+ * and ::1 where the machine maps it).
+ */
+export function listenHost(config: AppConfig): string {
+  return config.FLAGLENS_AUTH === 'off' ? 'localhost' : '::';
+}
+
 async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit(); // fail fast with a message naming the variable
   const app = await createApiApp(config);
-  await app.listen(config.PORT, '::'); // every interface, IPv4 and IPv6, as before
+  await app.listen(config.PORT, listenHost(config));
+  if (config.FLAGLENS_AUTH === 'off') {
+    const bound = app
+      .getHttpAdapter()
+      .getInstance()
+      .addresses()
+      .map((a) => (a.family === 'IPv6' ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`));
+    new NestLogger('Api').warn(
+      `FLAGLENS_AUTH=off: every request is served as the admin, so the api listens on loopback only (${bound.join(', ')})`,
+    );
+  }
   const server = app.getHttpServer();
   server.headersTimeout = 15_000;
   server.maxHeadersCount = 100;

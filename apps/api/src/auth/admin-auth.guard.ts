@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
 import { hashTokenSecret, PersonalAccessTokens, tokenFromHeader } from '@flaglens/projections';
-import { IdentityCache } from '../cache/identity.cache';
+import { CallerCache, UNKNOWN_TOKEN_TTL_MS } from './caller.cache';
 import { authenticationRequired, unauthorized } from '../common/unleash-errors';
 import { AuthenticatedRequest, AUTH_OFF_USER_ID } from './current-user.decorator';
 
@@ -23,7 +23,7 @@ export class AdminAuthGuard implements CanActivate {
   constructor(
     private readonly config: AppConfig,
     private readonly tokens: PersonalAccessTokens,
-    private readonly cache: IdentityCache,
+    private readonly cache: CallerCache,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -40,11 +40,16 @@ export class AdminAuthGuard implements CanActivate {
     if (header === undefined || header === '') throw authenticationRequired();
     const token = tokenFromHeader(header);
     if (token === null) throw unauthorized();
-    // keyed by the secret's hash, never the secret; an expiring token is kept no longer than it is valid
-    const userId = await this.cache.get(`token:${hashTokenSecret(token).toString('base64')}`, async () => {
-      const found = await this.tokens.authenticateUntil(token, new Date());
-      return found && { value: found.userId, until: found.expiresAt?.getTime() };
-    });
+    // keyed by the secret's hash, never the secret; an expiring token is kept no longer than it is valid,
+    // an unknown one is remembered briefly
+    const userId = await this.cache.get(
+      `token:${hashTokenSecret(token).toString('base64')}`,
+      async () => {
+        const found = await this.tokens.authenticateUntil(token, new Date());
+        return found && { value: found.userId, until: found.expiresAt?.getTime() };
+      },
+      UNKNOWN_TOKEN_TTL_MS,
+    );
     if (userId === null) throw unauthorized();
     req.flaglensUserId = userId;
     return true;

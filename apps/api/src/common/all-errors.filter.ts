@@ -7,8 +7,10 @@ import {
   contentTooLarge,
   notFound,
   pathNotAvailable,
+  serviceUnavailable,
   unknownError,
 } from './unleash-errors';
+import { classifyFailure } from '@flaglens/persistence';
 
 /** Translates every error once, at the HTTP edge, into the reference's envelope. Never a stack trace. */
 @Catch()
@@ -24,6 +26,7 @@ export class AllErrorsFilter implements ExceptionFilter {
     if (error.status >= 500)
       this.log.error(`${req.method} ${path}: ${(exception as Error)?.stack ?? exception}`);
     if (reply.sent) return;
+    if (error.status === 503) reply.header('retry-after', '1');
     sendJsonText(reply, JSON.stringify(error.toBody()), error.status);
   }
 
@@ -54,6 +57,8 @@ export class AllErrorsFilter implements ExceptionFilter {
     if (status === 400) return badData('The request could not be understood');
     if (typeof status === 'number' && status > 400 && status < 500)
       return new ApiError(status, 'BadRequestError', (e as Error).message);
+    // the database was briefly unable to answer (a statement timeout, a lost connection): try again
+    if (classifyFailure(e) === 'transient') return serviceUnavailable();
     return unknownError();
   }
 }

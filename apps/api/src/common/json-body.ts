@@ -1,5 +1,6 @@
 import etag from 'etag';
 import fresh from 'fresh';
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** A serialised JSON response body with its (weak) ETag, computed once so cached bodies cost no hashing. */
@@ -32,6 +33,11 @@ export function sendJson(reply: FastifyReply, body: JsonBody, status = 200): voi
     return;
   }
   void reply.code(status).type(JSON_TYPE).send(body.bytes);
+}
+
+/** Sends a JSON body as it is read (a long list: chunked, no ETag). */
+export function sendJsonStream(reply: FastifyReply, body: Readable): void {
+  void reply.code(200).type(JSON_TYPE).send(body);
 }
 
 /** Sends a JSON text as it is (no ETag). */

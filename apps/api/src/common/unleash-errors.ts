@@ -30,6 +30,8 @@ export const pathNotAvailable = (path: string) =>
   notFound(`The path you were looking for (${path}) is not available.`);
 export const contentTooLarge = () => new ApiError(413, 'ContentTooLargeError', 'Request entity too large');
 export const badData = (message: string) => new ApiError(400, 'BadDataError', message);
+export const serviceUnavailable = () =>
+  new ApiError(503, 'ServiceUnavailableError', 'The database did not answer in time. Please try again.');
 export const unknownError = () =>
   new ApiError(500, 'UnknownError', 'Unexpected error. Please try again later.');
 export const authenticationRequired = () =>

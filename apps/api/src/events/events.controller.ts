@@ -3,7 +3,8 @@ import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
-import { sendJson } from '../common/json-body';
+import { Readable } from 'node:stream';
+import { sendJson, sendJsonStream } from '../common/json-body';
 import { FeatureEventsResponseDoc } from './events.docs';
 import { GetFlagEventsQuery, GetLatestEventsQuery } from './get-flag-events.query';
 
@@ -28,7 +29,8 @@ export class EventsController {
     @Res() res: FastifyReply,
   ): Promise<void> {
     const body = await this.queries.execute(new GetFlagEventsQuery(featureName, userId));
-    sendJson(res, body);
+    if (body instanceof Readable) sendJsonStream(res, body);
+    else sendJson(res, body);
   }
 
   @Get()

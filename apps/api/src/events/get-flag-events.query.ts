@@ -1,26 +1,16 @@
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
-import { EventLogReadModel, IdentityReadModel } from '@flaglens/projections';
-import { FlagEventsCache } from '../cache/flag-events.cache';
-import { IdentityCache } from '../cache/identity.cache';
+import { EventLogReadModel } from '@flaglens/projections';
 import { jsonBody, type JsonBody } from '../common/json-body';
+import type { Readable } from 'node:stream';
+import { Visibility, visibilityKey } from '../auth/visibility.service';
+import { FlagEventLists, flagEventsBody } from './flag-event-lists';
+import { couldBeStoredName } from '../common/stored-names';
 
-/** The private projects the caller may not see, cached until identity changes. */
-async function hiddenProjectsOf(
-  cache: IdentityCache,
-  identity: IdentityReadModel,
-  userId: number,
-): Promise<string[]> {
-  return (
-    (await cache.get(`hidden:${userId}`, async () => ({ value: await identity.hiddenProjects(userId) }))) ??
-    []
-  );
-}
-
-/** The serialised body of GET /api/admin/events/{featureName}. */
-export class GetFlagEventsQuery extends Query<JsonBody> {
+/** The body of GET /api/admin/events/{featureName}: whole, or a stream for a long list. */
+export class GetFlagEventsQuery extends Query<JsonBody | Readable> {
   constructor(
     readonly featureName: string,
-    /** the caller: events of private projects they may not see are left out */
+    /** the caller: events naming private projects they may not see are left out */
     readonly userId: number,
   ) {
     super();
@@ -28,27 +18,21 @@ export class GetFlagEventsQuery extends Query<JsonBody> {
 }
 
 @QueryHandler(GetFlagEventsQuery)
-export class GetFlagEventsHandler implements IQueryHandler<GetFlagEventsQuery, JsonBody> {
+export class GetFlagEventsHandler implements IQueryHandler<GetFlagEventsQuery, JsonBody | Readable> {
   constructor(
-    private readonly events: EventLogReadModel,
-    private readonly identity: IdentityReadModel,
-    private readonly cache: FlagEventsCache,
-    private readonly identityCache: IdentityCache,
+    private readonly lists: FlagEventLists,
+    private readonly visibility: Visibility,
   ) {}
 
-  async execute({ featureName, userId }: GetFlagEventsQuery): Promise<JsonBody> {
-    const hidden = await hiddenProjectsOf(this.identityCache, this.identity, userId);
-    // the cache holds the full list, for callers who may see every project (admins, or no private project)
-    const cached = hidden.length === 0 ? this.cache.get(featureName) : undefined;
-    if (cached !== undefined) return cached;
-    const token = this.cache.begin();
-    const { eventsJson, total } = await this.events.eventsOfFlag(featureName, hidden);
-    // key order of the reference: version, toggleName, events, totalEvents
-    const body = jsonBody(
-      `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":[${eventsJson}],"totalEvents":${total}}`,
-    );
-    if (hidden.length === 0) this.cache.set(featureName, body, token);
-    return body;
+  async execute({ featureName, userId }: GetFlagEventsQuery): Promise<JsonBody | Readable> {
+    // a name no stored flag can have: the reference's answer for an unknown flag, at once
+    if (!couldBeStoredName(featureName)) return flagEventsBody(featureName, '', 0);
+    const hidden = await this.visibility.hiddenProjects(userId);
+    // the cache holds the full lists, for callers who may see every project (admins, or no private project);
+    // concurrent requests of one list with one visibility set share one read
+    const everything = hidden.length === 0;
+    const key = everything ? featureName : `${featureName}\u0000${visibilityKey(hidden)}`;
+    return this.lists.open(key, featureName, hidden, everything);
   }
 }
 
@@ -63,13 +47,13 @@ export class GetLatestEventsQuery extends Query<JsonBody> {
 export class GetLatestEventsHandler implements IQueryHandler<GetLatestEventsQuery, JsonBody> {
   constructor(
     private readonly events: EventLogReadModel,
-    private readonly identity: IdentityReadModel,
+    private readonly visibility: Visibility,
   ) {}
 
   async execute({ userId }: GetLatestEventsQuery): Promise<JsonBody> {
     const { eventsJson, total } = await this.events.latestEvents(
       100,
-      await this.identity.hiddenProjects(userId),
+      await this.visibility.hiddenProjects(userId),
     );
     return jsonBody(`{"version":1,"events":[${eventsJson}],"totalEvents":${total}}`);
   }

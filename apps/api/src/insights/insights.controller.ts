@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { sendJson } from '../common/json-body';
 import { badData } from '../common/unleash-errors';
 import { GetInsightsQuery } from './get-insights.query';
+import { CurrentUser } from '../auth/current-user.decorator';
 import { InstanceInsightsDoc } from './insights.docs';
 
 /** `YYYY-MM-DD` that is a real calendar day; '' or absent → no bound (the reference's UI sends `from=&to=`). */
@@ -36,10 +37,11 @@ export class InsightsController {
   async insights(
     @Query('from') from: unknown,
     @Query('to') to: unknown,
+    @CurrentUser() userId: number,
     @Res() res: FastifyReply,
   ): Promise<void> {
     const range = { from: parseDay('from', from), to: parseDay('to', to) };
-    const body = await this.queries.execute(new GetInsightsQuery(range));
+    const body = await this.queries.execute(new GetInsightsQuery(range, userId));
     sendJson(res, body);
   }
 
@@ -51,8 +53,8 @@ export class InsightsController {
       'Answers with `Deprecation: true` and `Link: </api/admin/insights>; rel="successor-version"`.',
   })
   @ApiOkResponse({ type: InstanceInsightsDoc })
-  async executive(@Res() res: FastifyReply): Promise<void> {
-    const body = await this.queries.execute(new GetInsightsQuery({ from: null, to: null }));
+  async executive(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
+    const body = await this.queries.execute(new GetInsightsQuery({ from: null, to: null }, userId));
     res.header('Deprecation', 'true');
     res.header('Link', '</api/admin/insights>; rel="successor-version"');
     sendJson(res, body);

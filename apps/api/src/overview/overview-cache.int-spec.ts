@@ -1,11 +1,10 @@
 import { testEvent } from '../../../../libs/projections/src/testing-events';
-import type { PoolClient } from 'pg';
-import type { DataSource } from 'typeorm';
 import type { FlagEvent } from '@flaglens/contract';
 import { AppConfig, Clock } from '@flaglens/config';
-import { createDataSource, searchPathOption } from '@flaglens/persistence';
+import { Database, searchPathOption } from '@flaglens/persistence';
 import {
   allProjections,
+  applyProjections,
   appendEvents,
   generateHistory,
   IdentityProjectAccessReader,
@@ -14,9 +13,9 @@ import {
   type Changes,
 } from '@flaglens/projections';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
-import type { ChangeHandler, ChangeListener } from '../cache/change-listener.service';
-import type { ProjectionReads } from '../cache/projection-reads.service';
-import { OverviewCache } from '../cache/overview.cache';
+import type { ChangeHandler, ChangeListener } from '../read-db/change-listener.service';
+import type { ProjectionReads } from '../read-db/projection-reads.service';
+import { OverviewCache } from './overview.cache';
 import { GetProjectOverviewHandler, GetProjectOverviewQuery } from './get-project-overview.query';
 
 const DAY = 86_400_000;
@@ -30,19 +29,18 @@ class MovableClock extends Clock {
   }
 }
 
-async function apply(ds: DataSource, events: FlagEvent[]): Promise<void> {
-  const runner = ds.createQueryRunner();
-  const c = (await runner.connect()) as PoolClient;
+async function apply(ds: Database, events: FlagEvent[]): Promise<void> {
+  const c = await ds.connect();
   try {
     await c.query('BEGIN');
     const stored = await appendEvents(
       c,
       events.map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
     );
-    for (const p of allProjections()) await p.apply(c, stored, { skipped: () => undefined });
+    await applyProjections(c, stored, allProjections());
     await c.query('COMMIT');
   } finally {
-    await runner.release();
+    c.release();
   }
 }
 
@@ -51,7 +49,7 @@ const ev = (id: number, at: number, type: string, o: Partial<FlagEvent> = {}): F
 
 describe('overview cache: exactly fresh across window edges and commits (real Postgres)', () => {
   let db: TestDatabase;
-  let ds: DataSource;
+  let ds: Database;
   let model: OverviewReadModel;
   /** A second instance for fresh computations, so the spy on `model` counts the handler's only. */
   let reference: OverviewReadModel;
@@ -59,18 +57,18 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
 
   beforeAll(async () => {
     db = await createTestDatabase('overview_cache');
-    ds = await createDataSource({
+    ds = new Database({
       url: db.url,
-      poolSize: 4,
+      max: 4,
       applicationName: 't',
       options: searchPathOption('flaglens_v1'),
-    }).initialize();
+    });
     identity = new IdentityReadModel(ds);
     model = new OverviewReadModel(ds, new IdentityProjectAccessReader(identity));
     reference = new OverviewReadModel(ds, new IdentityProjectAccessReader(identity));
   });
   afterAll(async () => {
-    await ds?.destroy();
+    await ds?.end();
     await db?.drop();
   });
 
@@ -183,10 +181,10 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
       ev(900003, T + 30 * DAY, 'feature-updated', { project: 'edge', featureName: 'edge-f1' }),
     ]);
     computed.mockClear();
-    notify({ flags: [], projects: ['other'] });
+    notify({ flags: [], projects: ['other'], identity: false });
     expect(await get()).toBe(past);
     expect(computed).not.toHaveBeenCalled();
-    notify({ flags: ['edge-f1'], projects: ['edge'] });
+    notify({ flags: ['edge-f1'], projects: ['edge'], identity: false });
     const after = await get();
     expect(computed).toHaveBeenCalledTimes(1);
     expect(after).toBe(await fresh('edge', clock.t));

@@ -1,6 +1,6 @@
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import { IdentityReadModel } from '@flaglens/projections';
-import { IdentityCache } from '../cache/identity.cache';
+import { CallerCache } from '../auth/caller.cache';
 
 /** The serialised body of GET /api/admin/user/profile for one user. */
 export class GetProfileQuery extends Query<string> {
@@ -13,7 +13,7 @@ export class GetProfileQuery extends Query<string> {
 export class GetProfileHandler implements IQueryHandler<GetProfileQuery, string> {
   constructor(
     private readonly identity: IdentityReadModel,
-    private readonly cache: IdentityCache,
+    private readonly cache: CallerCache,
   ) {}
 
   async execute({ userId }: GetProfileQuery): Promise<string> {

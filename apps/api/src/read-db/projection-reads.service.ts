@@ -15,7 +15,12 @@ export class ProjectionReads implements ReadPool, OnModuleInit, OnModuleDestroy 
   private timer?: NodeJS.Timeout;
 
   constructor(config: AppConfig, changes: ChangeListener) {
-    this.active = new ActiveVersionPool(config.DATABASE_READ_URL ?? config.DATABASE_URL, config.DB_POOL_SIZE);
+    this.active = new ActiveVersionPool(
+      config.DATABASE_READ_URL ?? config.DATABASE_URL,
+      config.DB_POOL_SIZE,
+      30_000,
+      config.API_STATEMENT_TIMEOUT_MS,
+    );
     changes.subscribe((c) => {
       if (c === 'reset' || c.flags === '*') void this.refresh();
     });

@@ -1,0 +1,118 @@
+import { Readable } from 'node:stream';
+import { Pool, type PoolClient } from 'pg';
+import { loadConfig } from '@flaglens/config';
+import { appendEvents, EventLogReadModel, type SourcedEvent } from '@flaglens/projections';
+import { testEvent } from '@flaglens/projections/testing-events';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { ChangeListener } from '../read-db/change-listener.service';
+import { FlagEventsCache } from './flag-event-lists';
+import type { ProjectionReads } from '../read-db/projection-reads.service';
+import type { JsonBody } from '../common/json-body';
+import { FlagEventLists, WHOLE_LIST_EVENTS } from './flag-event-lists';
+
+const EVENTS = 12_000;
+
+async function text(body: JsonBody | Readable): Promise<string> {
+  if (!(body instanceof Readable)) return body.bytes.toString('utf8');
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Long event lists are streamed from one read shared by concurrent requests (real Postgres). */
+describe('FlagEventLists (real Postgres)', () => {
+  let db: TestDatabase;
+  let pool: Pool;
+  let events: EventLogReadModel;
+  let opened = 0;
+  let lists: FlagEventLists;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('flag_lists');
+    const schema = (await db.query<{ s: string }>('SELECT current_schema() AS s'))[0].s;
+    pool = new Pool({ connectionString: db.url, max: 4, options: `-c search_path=${schema},public` });
+    const c: PoolClient = await pool.connect();
+    const batch: SourcedEvent[] = Array.from({ length: EVENTS }, (_, i) => ({
+      event: testEvent(i + 1, 'feature-updated', {
+        featureName: 'long',
+        // every 10th event in a private project, every 1000th a move out of it
+        project: i % 10 === 3 ? 'vault' : 'default',
+        data: i % 1000 === 7 ? { oldProject: 'vault', newProject: 'default' } : { seq: i },
+        type: i % 1000 === 7 ? 'feature-project-change' : 'feature-updated',
+      }),
+      knownType: true,
+      topic: null,
+      partition: null,
+      offset: null,
+    }));
+    await c.query('BEGIN');
+    await appendEvents(c, batch);
+    await appendEvents(c, [
+      {
+        event: testEvent(EVENTS + 1, 'feature-created', { featureName: 'short', project: 'default' }),
+        knownType: true,
+        topic: null,
+        partition: null,
+        offset: null,
+      },
+    ]);
+    await c.query('COMMIT');
+    c.release();
+    events = new EventLogReadModel({ pool: () => pool });
+    // count the cursors opened (the read model itself, watched)
+    const open = events.openEventsOfFlag.bind(events);
+    events.openEventsOfFlag = (...args) => {
+      opened++;
+      return open(...args);
+    };
+    const config = loadConfig({ DATABASE_URL: db.url });
+    const reads = { pool: () => pool } as unknown as ProjectionReads;
+    lists = new FlagEventLists(events, reads, new FlagEventsCache(config, new ChangeListener(config), reads));
+  });
+  afterAll(async () => {
+    await pool.end();
+    await db.drop();
+  });
+
+  it('answers a short list whole, a long one as a stream equal to the whole list', async () => {
+    const short = await lists.open('short', 'short', [], true);
+    expect(short).not.toBeInstanceOf(Readable);
+    expect(JSON.parse(await text(short))).toMatchObject({ toggleName: 'short', totalEvents: 1 });
+    const long = await lists.open('long', 'long', [], true);
+    expect(long).toBeInstanceOf(Readable);
+    const expected = await events.eventsOfFlag('long');
+    expect(await text(long)).toBe(
+      `{"version":1,"toggleName":"long","events":[${expected.eventsJson}],"totalEvents":${EVENTS}}`,
+    );
+    expect(EVENTS).toBeGreaterThan(WHOLE_LIST_EVENTS);
+  });
+
+  it('gives its connection back: more short lists in a row than the pool holds', async () => {
+    for (let i = 0; i < 12; i++)
+      expect(JSON.parse(await text(await lists.open(`short-${i}`, 'short', [], false)))).toMatchObject({
+        totalEvents: 1,
+      });
+    expect(pool.idleCount + pool.waitingCount).toBe(pool.totalCount);
+  });
+
+  it('four concurrent requests of a long list share one cursor and get the same bytes', async () => {
+    opened = 0;
+    const bodies = await Promise.all(
+      [0, 1, 2, 3].map(async () => text(await lists.open('long', 'long', [], true))),
+    );
+    expect(opened).toBe(1);
+    expect(new Set(bodies).size).toBe(1);
+    expect((JSON.parse(bodies[0]) as { totalEvents: number }).totalEvents).toBe(EVENTS);
+  });
+
+  it('leaves out the events naming a hidden project, moves out of it included', async () => {
+    const body = JSON.parse(await text(await lists.open('long\u0000h', 'long', ['vault'], false))) as {
+      events: { project: string; type: string }[];
+      totalEvents: number;
+    };
+    const hidden = Array.from({ length: EVENTS }, (_, i) => i % 10 === 3 || i % 1000 === 7).filter(Boolean);
+    expect(body.totalEvents).toBe(EVENTS - hidden.length);
+    expect(body.events).toHaveLength(body.totalEvents);
+    expect(body.events.some((e) => e.project === 'vault' || e.type === 'feature-project-change')).toBe(false);
+  });
+});

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@flaglens/config';
+import { withFavorite, type OverviewSnapshot } from '@flaglens/projections';
+import { CREDENTIAL_MAX_AGE_MS } from '../auth/caller.cache';
+import { jsonBody, type JsonBody } from '../common/json-body';
+import { ChangeDroppedCache, type Loaded } from '../read-db/change-dropped.cache';
+import { ChangeListener } from '../read-db/change-listener.service';
+import { ProjectionReads } from '../read-db/projection-reads.service';
+
+/** A project's overview serialised for both values of `favorite`. */
+export interface OverviewBodies {
+  favorite: JsonBody;
+  notFavorite: JsonBody;
+}
+
+/** What a caller may see of a project: visibility (private projects) and their favourite. */
+export interface OverviewAccess {
+  visible: boolean;
+  favorite: boolean;
+}
+
+/** A snapshot's bodies, served for the instants it is exact for ([at, validUntil)). */
+export function overviewBodies(s: OverviewSnapshot): Loaded<OverviewBodies | null> {
+  return {
+    value: {
+      favorite: jsonBody(JSON.stringify(withFavorite(s.body, true))),
+      notFavorite: jsonBody(JSON.stringify(withFavorite(s.body, false))),
+    },
+    validFrom: s.at,
+    validUntil: s.validUntil,
+  };
+}
+
+const projectOf = (key: string): string => key.slice(key.indexOf(':') + 1);
+
+/**
+ * The overview's caches (one ChangeDroppedCache each):
+ * - the bodies of a project (and `?archived=`), dropped when a batch may change the project, and served only
+ *   for the instants they are exact for (the read model computes the next window edge with the values);
+ * - a caller's access to a project (visibility, favourite), dropped when identity or the project changes,
+ *   and at most CREDENTIAL_MAX_AGE_MS old.
+ */
+@Injectable()
+export class OverviewCache {
+  /** null: no such project (shared with the requests waiting for it, never kept) */
+  readonly bodies: ChangeDroppedCache<OverviewBodies | null>;
+  readonly access: ChangeDroppedCache<OverviewAccess>;
+
+  constructor(config: AppConfig, changes: ChangeListener, reads: ProjectionReads) {
+    this.bodies = new ChangeDroppedCache(changes, reads, {
+      maxBytes: config.API_CACHE_MB * 1024 * 1024,
+      sizeOf: (b) => (b ? b.favorite.bytes.length + b.notFavorite.bytes.length : 0),
+      tagsOf: (key) => [projectOf(key)],
+      dropped: (c) => (c.projects === '*' ? 'all' : c.projects),
+    });
+    this.access = new ChangeDroppedCache(changes, reads, {
+      maxBytes: 16 * 1024 * 1024,
+      sizeOf: () => 16,
+      tagsOf: (key) => [projectOf(key)],
+      dropped: (c) => (c.identity || c.projects === '*' ? 'all' : c.projects),
+      maxAgeMs: CREDENTIAL_MAX_AGE_MS,
+    });
+  }
+}
+
+/** Keys: `<a|l>:<project>` for bodies (`?archived=` or not), `<user>:<project>` for access. */
+export const bodiesKey = (project: string, archivedFlags: boolean): string =>
+  `${archivedFlags ? 'a' : 'l'}:${project}`;
+export const accessKey = (project: string, userId: number): string => `${userId}:${project}`;

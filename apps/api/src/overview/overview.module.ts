@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { IdentityProjectAccessReader, IdentityReadModel, OverviewReadModel } from '@flaglens/projections';
+import { AuthModule } from '../auth/auth.module';
+import { ProjectionReads } from '../read-db/projection-reads.service';
+import { GetProjectOverviewHandler } from './get-project-overview.query';
+import { OverviewCache } from './overview.cache';
+import { OverviewController } from './overview.controller';
+
+/** GET /api/admin/projects/{projectId}/overview. */
+@Module({
+  imports: [AuthModule],
+  controllers: [OverviewController],
+  providers: [
+    {
+      provide: OverviewReadModel,
+      inject: [ProjectionReads, IdentityReadModel],
+      useFactory: (reads: ProjectionReads, identity: IdentityReadModel) =>
+        new OverviewReadModel(reads, new IdentityProjectAccessReader(identity)),
+    },
+    OverviewCache,
+    GetProjectOverviewHandler,
+  ],
+})
+export class OverviewModule {}

@@ -1,0 +1,166 @@
+import { LRUCache } from 'lru-cache';
+import type { Changes } from '@flaglens/projections';
+import type { ChangeListener } from './change-listener.service';
+import type { ProjectionReads } from './projection-reads.service';
+
+/** What a load gives: the value, and how long it may be served. */
+export interface Loaded<V> {
+  value: V;
+  /** Epoch ms: served from then on (a value computed for one instant is not one of an earlier instant). */
+  validFrom?: number;
+  /** Epoch ms: served until then (exclusive); none: until a change drops it. */
+  validUntil?: number | null;
+  /** false: shared with the requests that wait for it, but not kept. */
+  keep?: boolean;
+}
+
+export interface ChangeDroppedCacheOptions<V> {
+  /** Memory for the entries, keys included (`sizeOf` estimates one entry). */
+  maxBytes: number;
+  sizeOf(value: V, key: string): number;
+  /**
+   * The tags of an entry (e.g. the project an overview is of): a change notice drops entries by tag.
+   * Default: the key itself.
+   */
+  tagsOf?(key: string): readonly string[];
+  /** The tags a change notice drops: some, 'all', or 'none'. */
+  dropped(change: Changes): readonly string[] | 'all' | 'none';
+  /** No entry is served past this age (credential-derived answers); none: no bound. */
+  maxAgeMs?: number;
+}
+
+interface Entry<V> {
+  value: V;
+  validFrom: number;
+  validUntil: number | null;
+  schema: string | undefined;
+}
+
+const validAt = (e: { validFrom?: number; validUntil?: number | null }, now: number): boolean =>
+  (e.validFrom === undefined || now >= e.validFrom) && (e.validUntil == null || now < e.validUntil);
+
+interface Flight<V> {
+  seq: number;
+  schema: string | undefined;
+  at: number;
+  promise: Promise<Loaded<V>>;
+}
+
+/**
+ * The api's one cache: answers kept until the projector's change feed says the data behind them changed.
+ *
+ * - Dropped by tag when a change notice names one of the entry's tags (`dropped`), all of them on a reset
+ *   (the feed was lost or is back), and unusable once the api reads another projection version.
+ * - Served only while the change feed is listened to, for an instant before the entry's `validUntil`, and no
+ *   older than `maxAgeMs`; a value loaded while a notice arrived is not kept (it may predate the change).
+ * - Loads are single-flight: requests for a key that arrive while it loads (since the last notice) share the
+ *   load, when its result is valid at their instant.
+ * - Bounded in bytes.
+ */
+export class ChangeDroppedCache<V> {
+  private readonly lru: LRUCache<string, Entry<V>>;
+  private readonly byTag = new Map<string, Set<string>>();
+  private readonly flights = new Map<string, Flight<V>>();
+  private seq = 0;
+
+  constructor(
+    private readonly changes: ChangeListener,
+    private readonly reads: Pick<ProjectionReads, 'schema'>,
+    private readonly options: ChangeDroppedCacheOptions<V>,
+  ) {
+    this.lru = new LRUCache<string, Entry<V>>({
+      maxSize: Math.max(1, options.maxBytes),
+      sizeCalculation: (e, key) => Math.max(1, options.sizeOf(e.value, key) + key.length * 2 + 64),
+      ...(options.maxAgeMs ? { ttl: options.maxAgeMs } : {}),
+      dispose: (_e, key) => this.untag(key),
+    });
+    changes.subscribe((c) => {
+      this.seq++;
+      if (c === 'reset') return this.clear();
+      const tags = options.dropped(c);
+      if (tags === 'all') this.clear();
+      else if (tags !== 'none') for (const t of tags) this.dropTag(t);
+    });
+  }
+
+  /** Whether entries may be served and kept at all (caching on, and the change feed listened to). */
+  get usable(): boolean {
+    return this.changes.enabled && this.changes.listening && this.options.maxBytes > 0;
+  }
+
+  /** The entry for `key` valid at `now` (epoch ms), if any. */
+  get(key: string, now = Date.now()): V | undefined {
+    if (!this.usable) return undefined;
+    const e = this.lru.get(key);
+    if (!e) return undefined;
+    if (e.schema !== this.reads.schema) {
+      this.lru.delete(key);
+      return undefined;
+    }
+    return validAt(e, now) ? e.value : undefined;
+  }
+
+  /** The entry for `key` valid at `now`, else the result of a load (shared with concurrent requests). */
+  async getOrLoad(key: string, load: () => Promise<Loaded<V>>, now = Date.now()): Promise<V> {
+    const hit = this.get(key, now);
+    if (hit !== undefined) return hit;
+    const schema = this.reads.schema;
+    const running = this.flights.get(key);
+    if (running && running.seq === this.seq && running.schema === schema && running.at <= now) {
+      const loaded = await running.promise;
+      if (validAt(loaded, now)) return loaded.value;
+    }
+    const flight: Flight<V> = { seq: this.seq, schema, at: now, promise: load() };
+    this.flights.set(key, flight);
+    try {
+      const loaded = await flight.promise;
+      if (loaded.keep !== false && this.usable && flight.seq === this.seq && schema === this.reads.schema)
+        this.set(key, loaded, schema);
+      return loaded.value;
+    } finally {
+      if (this.flights.get(key) === flight) this.flights.delete(key);
+    }
+  }
+
+  /** A token to pass to `setIfUnchanged`, taken before reading the database. */
+  begin(): number {
+    return this.seq;
+  }
+
+  /** Keeps a value read since `token` was taken, unless a notice came in between. */
+  setIfUnchanged(key: string, loaded: Loaded<V>, token: number): void {
+    if (this.usable && token === this.seq) this.set(key, loaded, this.reads.schema);
+  }
+
+  private set(key: string, loaded: Loaded<V>, schema: string | undefined): void {
+    this.lru.set(key, {
+      value: loaded.value,
+      validFrom: loaded.validFrom ?? Number.NEGATIVE_INFINITY,
+      validUntil: loaded.validUntil ?? null,
+      schema,
+    });
+    for (const t of this.options.tagsOf?.(key) ?? [key]) {
+      const keys = this.byTag.get(t) ?? new Set<string>();
+      keys.add(key);
+      this.byTag.set(t, keys);
+    }
+  }
+
+  private untag(key: string): void {
+    for (const t of this.options.tagsOf?.(key) ?? [key]) {
+      const keys = this.byTag.get(t);
+      if (!keys) continue;
+      keys.delete(key);
+      if (keys.size === 0) this.byTag.delete(t);
+    }
+  }
+
+  private dropTag(tag: string): void {
+    for (const key of [...(this.byTag.get(tag) ?? [])]) this.lru.delete(key);
+  }
+
+  private clear(): void {
+    this.lru.clear();
+    this.byTag.clear();
+  }
+}

@@ -1,0 +1,26 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { AppConfig, Clock, clockFromConfig } from '@flaglens/config';
+import { ChangeListener } from './change-listener.service';
+import { ProjectionReads } from './projection-reads.service';
+
+/**
+ * The api's database: the pool bound to the active projection version (following a rebuild's switch) and the
+ * projector's change feed, from which every cache drops what a batch changed. Global: every feature reads
+ * through it.
+ */
+@Global()
+@Module({})
+export class ReadDbModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: ReadDbModule,
+      providers: [
+        { provide: AppConfig, useValue: config },
+        { provide: Clock, useValue: clockFromConfig(config.FLAGLENS_CLOCK) },
+        ChangeListener,
+        ProjectionReads,
+      ],
+      exports: [AppConfig, Clock, ChangeListener, ProjectionReads],
+    };
+  }
+}
