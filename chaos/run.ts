@@ -5,20 +5,25 @@
  *  - a simulated history (projects, flags, moves, archive/revive/delete, users, groups, memberships, metrics)
  *    with poison messages mixed in is produced at a steady rate to a fresh topic;
  *  - meanwhile 3 projector processes (one consumer group) project it, and the run SIGKILLs one of them at
- *    random points (restarting it at once), restarts the Kafka broker (the one `scripts/infra.sh` started,
- *    by its PID) and the machine's Postgres (`pg_ctlcluster restart`, fast and immediate modes);
+ *    random points (restarting it at once), restarts its own Kafka broker and its own Postgres cluster (fast
+ *    and immediate modes);
  *  - when all is consumed: every (partition, offset) of the topic is accounted for exactly once (stored,
  *    dead-lettered with a reason, or a re-delivery of an id already stored), then every endpoint's answer for
  *    every flag, project and user, and the insights report, is compared with a clean single-projector rebuild
  *    (the `rebuild` command's code path) of the same topic.
  * Report: chaos/results/<UTC timestamp>.json (`--quick`: chaos/results/<ts>-quick.json, not committed).
  * Exit status 1 when anything was lost, duplicated or differs.
+ *
+ * What it touches: only what it starts. Its own Postgres cluster (`initdb` into .run/chaos-pg/, a free
+ * loopback port, `pg_ctl`) and its own single-node Kafka broker (`scripts/infra.sh kafka-up` with free ports
+ * and .run/chaos-kafka/, the same jars), both deleted at the end (or at the next run, if it was interrupted);
+ * never the machine's Postgres server or the shared broker at 127.0.0.1:9092.
  */
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { execFileSync, execSync, type ChildProcess } from 'node:child_process';
+import { execSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { Kafka, Producer } from 'kafkajs';
@@ -29,19 +34,20 @@ import { ActiveVersionPool, rowsVia } from '@flaglens/persistence';
 import { activeSchema } from '../test/support/test-database';
 import { generateHistory, InsightsReadModel, IdentityReadModel, prng } from '@flaglens/projections';
 import { runRebuild } from '@flaglens/pipeline';
-import { PROJECTION_MIGRATIONS } from '../migrations';
+import { PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
 import { allAnswers } from '../test/support/answers';
 import { createTestDatabase } from '../test/support/test-database';
 import { createTestTopic } from '../test/support/test-kafka';
 import { freePort } from '../test/support/http';
 import { cliArgs } from '../test/support/cli-args';
 import { startBuiltApp, stopApp } from '../test/support/processes';
+import { startLocalPostgres, type LocalPostgres } from '../test/support/local-postgres';
+import { startLocalKafka, type LocalKafka } from '../test/support/local-kafka';
 
 const ROOT = join(__dirname, '..');
 const cli = cliArgs();
 const quick = cli.has('--quick');
 const argValue = cli.value;
-const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 const NOW = '2026-11-22T09:01:00.000Z';
 const GROUP = 'chaos';
 const PLAN = quick
@@ -119,8 +125,46 @@ async function main(): Promise<void> {
   }
   log(`${history.length} events and ${poison} poison messages, seed ${SEED}; logs in ${logDir}`);
 
+  // its own Postgres cluster and Kafka broker, the only ones it restarts
+  let ownPostgres: LocalPostgres | undefined;
+  let ownKafka: LocalKafka | undefined;
+  let passed = false;
+  const stopOwn = async () => {
+    await ownKafka?.stop().catch((e) => console.error(`[chaos] ${String(e)}`));
+    try {
+      ownPostgres?.stop();
+    } catch (e) {
+      console.error(`[chaos] ${String(e)}`);
+    }
+    ownKafka = ownPostgres = undefined;
+  };
+  process.once('SIGINT', () => void stopOwn().finally(() => process.exit(130)));
+  process.once('SIGTERM', () => void stopOwn().finally(() => process.exit(143)));
+  try {
+    ownPostgres = await startLocalPostgres(join(ROOT, '.run', 'chaos-pg'));
+    ownKafka = await startLocalKafka(join(ROOT, '.run', 'chaos-kafka'));
+    log(
+      `own Postgres cluster at 127.0.0.1:${ownPostgres.port} (.run/chaos-pg), own Kafka broker at ${ownKafka.brokers} (.run/chaos-kafka)`,
+    );
+    passed = await run(history, messages, poison, startedAt, logDir, ownPostgres, ownKafka);
+  } finally {
+    await stopOwn();
+  }
+  process.exit(passed ? 0 : 1);
+}
+
+async function run(
+  history: FlagEvent[],
+  messages: { key: string | null; value: string; poison: boolean }[],
+  poison: number,
+  startedAt: Date,
+  logDir: string,
+  ownPostgres: LocalPostgres,
+  ownKafka: LocalKafka,
+): Promise<boolean> {
+  const BROKERS = ownKafka.brokers;
   const kafka = createKafka({ brokers: BROKERS, clientId: 'flaglens-chaos', log: () => undefined });
-  const db = await createTestDatabase('chaos');
+  const db = await createTestDatabase('chaos', ownPostgres.url);
   const { topic, drop } = await createTestTopic(kafka, 'chaos');
   const pool = new Pool({ connectionString: db.url, max: 2 });
   pool.on('error', () => undefined); // Postgres restarts end idle connections; the next query reconnects
@@ -247,7 +291,6 @@ async function main(): Promise<void> {
 
   // --- faults --------------------------------------------------------------------------------------------
   const faults: Fault[] = [];
-  const pgVersion = readdirSync('/etc/postgresql').sort().pop();
   const window = PLAN.produceSeconds * 1000;
   const at = (n: number, lo: number, hi: number) =>
     Array.from({ length: n }, () => lo + rnd() * (hi - lo)).sort((a, b) => a - b);
@@ -299,17 +342,14 @@ async function main(): Promise<void> {
     return `projector ${i}`;
   };
   const restartBroker = async (): Promise<undefined> => {
-    execFileSync('bash', [join(ROOT, 'scripts', 'infra.sh'), 'down'], { cwd: ROOT, stdio: 'ignore' });
-    execFileSync('bash', [join(ROOT, 'scripts', 'infra.sh'), 'up'], { cwd: ROOT, stdio: 'ignore' });
+    await ownKafka.restart(); // its own broker, by its PID (SIGTERM), then started again on the same ports
     return undefined;
   };
   let pgRestarts = 0;
   const restartPostgres = async (): Promise<string> => {
-    // the machine's own cluster (the project starts none of its own): restart it, alternating the modes
+    // its own cluster, alternating the modes
     const mode = pgRestarts++ % 2 === 0 ? 'fast' : 'immediate';
-    execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', pgVersion!, 'main', 'restart', '-m', mode], {
-      stdio: 'ignore',
-    });
+    ownPostgres.restart(mode);
     return `${mode} mode`;
   };
 
@@ -377,6 +417,7 @@ async function main(): Promise<void> {
       topic,
       liveGroupId: GROUP,
       projectionMigrations: PROJECTION_MIGRATIONS,
+      projectionRoutines: PROJECTION_ROUTINES,
       concurrency: 2,
       sessionTimeoutMs: 6000,
       allowUnknownTypes: false,
@@ -447,7 +488,7 @@ async function main(): Promise<void> {
       `identical ${String(report.identical)} (${String(report.answersCompared)} answers), dead letters ${JSON.stringify(report.deadLetters)}`,
   );
   log(`${ok ? 'PASSED' : 'FAILED'}; report ${file}`);
-  process.exit(ok ? 0 : 1);
+  return ok;
 }
 
 /** Each answer's SHA-256 (a million events' answers do not need to be held twice). */

@@ -1,8 +1,7 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@flaglens/config';
 import { Client } from 'pg';
-import { activeVersion, createDataSource, searchPathOption } from '@flaglens/persistence';
+import { activeVersion, Database, searchPathOption } from '@flaglens/persistence';
 
 /**
  * The CLI's Postgres connection, opened only by the commands that need it (DATABASE_URL, the primary).
@@ -10,22 +9,22 @@ import { activeVersion, createDataSource, searchPathOption } from '@flaglens/per
  */
 @Injectable()
 export class CliDatabase implements OnModuleDestroy {
-  private ds?: Promise<DataSource>;
+  private ds?: Promise<Database>;
 
   constructor(private readonly config: AppConfig) {}
 
-  get(): Promise<DataSource> {
+  get(): Promise<Database> {
     this.ds ??= (async () => {
       const probe = new Client({ connectionString: this.config.DATABASE_URL });
       await probe.connect();
       const active = await activeVersion(probe).finally(() => probe.end());
       if (!active) throw new Error('there is no active projection version: run `npm run migrate`');
-      return createDataSource({
+      return new Database({
         url: this.config.DATABASE_URL,
-        poolSize: 2,
+        max: 2,
         applicationName: 'flaglens-cli',
         options: searchPathOption(active.schema),
-      }).initialize();
+      });
     })();
     return this.ds;
   }
@@ -33,7 +32,7 @@ export class CliDatabase implements OnModuleDestroy {
   async close(): Promise<void> {
     const ds = this.ds;
     this.ds = undefined;
-    if (ds) await (await ds).destroy();
+    if (ds) await (await ds).end();
   }
 
   async onModuleDestroy(): Promise<void> {

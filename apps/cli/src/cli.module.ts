@@ -13,6 +13,7 @@ import { StatusCommand } from './status/status.command';
 import { PublishCommand } from './commands/publish.command';
 import { SimulateCommand } from './commands/simulate.command';
 import { RebuildCommand } from './commands/rebuild.command';
+import { SourceCommand, SourceUnleashCommand } from './source/source.command';
 import {
   TokenCommand,
   TokenCreateCommand,
@@ -38,6 +39,8 @@ import {
     DeadLettersShowCommand,
     DeadLettersRedriveCommand,
     RedriveDeadLettersHandler,
+    SourceCommand,
+    SourceUnleashCommand,
   ],
 })
 export class CliModule {}

@@ -2,16 +2,17 @@
 import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
 import { CliModule } from './cli.module';
+import { TerminalLogger, terminalText } from './terminal-text';
 
 async function main(): Promise<void> {
   await CommandFactory.run(CliModule, {
-    logger: ['error', 'warn'],
+    logger: new TerminalLogger(['error', 'warn']),
     errorHandler: (err) => {
-      process.stderr.write(`flaglens: ${err.message}\n`);
+      process.stderr.write(`flaglens: ${terminalText(err.message)}\n`);
       process.exit(1);
     },
     serviceErrorHandler: (err) => {
-      process.stderr.write(`flaglens: ${err.message}\n`);
+      process.stderr.write(`flaglens: ${terminalText(err.message)}\n`);
       process.exit(1);
     },
   });

@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
-import { DataSource } from 'typeorm';
+import { Database } from '@flaglens/persistence';
 import { AppConfig } from '@flaglens/config';
 import { topicWatermarks } from '@flaglens/kafka';
 import { assertSchemaName } from '@flaglens/persistence';
@@ -14,30 +14,34 @@ const CHECK_TIMEOUT_MS = 3000;
 /**
  * Keeps each partition's lag current: the broker's high-water marks (topicWatermarks) and the positions
  * stored in Postgres (active version, this group), on a timer and after each batch. Feeds the lag
- * gauges and the readiness check ("behind but moving" vs "stuck").
+ * gauges and the readiness check ("behind but moving" vs "stuck"). Started by the live projector once its
+ * consumer runs (while it waits for the broker or the topic, there is nothing to measure).
  */
 @Injectable()
-export class ConsumerProgressMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ConsumerProgressMonitor implements OnApplicationShutdown {
   private readonly log = new Logger('ConsumerProgress');
   readonly progress = new PartitionProgress();
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
   private activeSchema: string | null = null;
+  private closed = false;
 
   constructor(
     @Inject(KAFKA) private readonly kafka: Kafka,
     private readonly config: AppConfig,
-    private readonly db: DataSource,
+    private readonly db: Database,
     private readonly metrics: ProjectorMetrics,
   ) {}
 
-  onApplicationBootstrap(): void {
+  start(): void {
+    if (this.timer || this.closed) return;
     void this.refresh();
     this.timer = setInterval(() => void this.refresh(), PROGRESS_REFRESH_MS);
     this.timer.unref();
   }
 
   onApplicationShutdown(): void {
+    this.closed = true;
     clearInterval(this.timer);
   }
 
@@ -90,28 +94,27 @@ export class ConsumerProgressMonitor implements OnApplicationBootstrap, OnApplic
     schema: string;
     rows: { partition: number; next_offset: string; last_event_at: Date | null }[];
   }> {
-    const runner = this.db.createQueryRunner();
+    const client = await this.db.connect();
     try {
-      await runner.connect();
-      await runner.startTransaction();
-      await runner.query(`SET LOCAL lock_timeout = '${CHECK_TIMEOUT_MS}ms'`);
-      await runner.query(`SET LOCAL statement_timeout = '${CHECK_TIMEOUT_MS}ms'`);
-      const active = (await runner.query(
+      await client.query('BEGIN');
+      await client.query(`SET LOCAL lock_timeout = '${CHECK_TIMEOUT_MS}ms'`);
+      await client.query(`SET LOCAL statement_timeout = '${CHECK_TIMEOUT_MS}ms'`);
+      const active = await client.query<{ schema_name: string }>(
         `SELECT schema_name FROM public.projection_versions WHERE status = 'active'`,
-      )) as { schema_name: string }[];
-      if (active.length === 0) throw new Error('no active projection version');
-      const schema = assertSchemaName(active[0].schema_name);
-      const rows = (await runner.query(
+      );
+      if (active.rows.length === 0) throw new Error('no active projection version');
+      const schema = assertSchemaName(active.rows[0].schema_name);
+      const r = await client.query<{ partition: number; next_offset: string; last_event_at: Date | null }>(
         `SELECT partition, next_offset, last_event_at FROM ${schema}.projector_offsets WHERE group_id = $1 AND topic = $2`,
         [this.config.KAFKA_GROUP_ID, this.config.KAFKA_TOPIC],
-      )) as { partition: number; next_offset: string; last_event_at: Date | null }[];
-      await runner.commitTransaction();
-      return { schema, rows };
+      );
+      await client.query('COMMIT');
+      return { schema, rows: r.rows };
     } catch (e) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      await client.query('ROLLBACK').catch(() => undefined);
       throw e;
     } finally {
-      await runner.release();
+      client.release();
     }
   }
 }

@@ -1,23 +1,52 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
 import { AppConfig } from '@flaglens/config';
+import { createKafka, topicAvailability } from '@flaglens/kafka';
 import { ProjectorMetrics } from '@flaglens/observability';
 import { BatchApplier, PartitionConsumer } from '@flaglens/pipeline';
 import { ConsumerProgressMonitor } from './consumer-progress.monitor';
 import { KAFKA } from './tokens';
 
-/** The live projector: the configured group, writing the active projection version. */
+/** Waits between start attempts while Kafka is not ready: doubling from the first to the last. */
+export const START_BACKOFF_MS = { first: 500, max: 10_000 };
+/** A consumer stopped without kafkajs scheduling a restart for this long is dead (liveness). */
+const STOPPED_GRACE_MS = 10_000;
+
+/**
+ * The live projector: the configured group, writing the active projection version.
+ *
+ * It starts in the background: while the broker does not answer or the topic does not exist it says so
+ * once, waits with backoff and tries again (never exits, never creates the topic); the health endpoints
+ * answer meanwhile (not ready, with the reason). Once running, a consumer that kafkajs gave up on (a crash
+ * with no restart) makes the projector not live.
+ */
 @Injectable()
 export class LiveProjector implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly consumer: PartitionConsumer;
+  private readonly log = new Logger('LiveProjector');
+  private readonly probe: Kafka;
+  /** Why the consumer is not started yet (null once it is). */
+  private waiting: string | null = 'starting: looking for the broker and the topic';
+  private dead: string | null = null;
+  private stoppedAt: number | null = null;
+  private closing = false;
+  private starting?: Promise<void>;
+  private wake?: () => void;
 
   constructor(
     @Inject(KAFKA) kafka: Kafka,
-    config: AppConfig,
+    private readonly config: AppConfig,
     applier: BatchApplier,
     metrics: ProjectorMetrics,
-    monitor: ConsumerProgressMonitor,
+    private readonly monitor: ConsumerProgressMonitor,
   ) {
+    // a separate client for the availability probe: one quick attempt, its errors are ours to report
+    this.probe = createKafka({
+      brokers: config.KAFKA_BROKERS,
+      clientId: `${config.KAFKA_CLIENT_ID}-projector-probe`,
+      retries: 0,
+      log: () => undefined,
+    });
     this.consumer = new PartitionConsumer(kafka, applier, {
       name: 'LiveProjector',
       topic: config.KAFKA_TOPIC,
@@ -39,16 +68,100 @@ export class LiveProjector implements OnApplicationBootstrap, OnApplicationShutd
           if (lastEventAt === null || s.event.createdAt > lastEventAt) lastEventAt = s.event.createdAt;
         monitor.onBatch(b.partition, b.nextOffset, b.highWatermark, lastEventAt);
       },
-      onAssigned: (partitions) => monitor.progress.assigned(partitions, Date.now()),
+      onAssigned: (partitions) => {
+        this.stoppedAt = null;
+        monitor.progress.assigned(partitions, Date.now());
+      },
       onRetry: () => metrics.transactionRetries.inc(),
+      onCrash: ({ error, restart }) => {
+        if (restart) {
+          this.stoppedAt = null; // kafkajs restarts it
+        } else if (!this.closing) {
+          this.dead = error?.message ?? String(error);
+          this.log.error(
+            `the Kafka consumer stopped for good (kafkajs will not restart it: ${this.dead}); /health/live fails so the projector is restarted`,
+          );
+        }
+      },
+      onStop: () => {
+        if (!this.closing) this.stoppedAt = Date.now();
+      },
     });
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.consumer.start();
+  /** Null while the projector can work; otherwise why it cannot and will not recover by itself. */
+  get failure(): string | null {
+    if (this.dead !== null) return 'the Kafka consumer stopped for good after a crash (see the logs)';
+    if (this.stoppedAt !== null && Date.now() - this.stoppedAt > STOPPED_GRACE_MS)
+      return 'the Kafka consumer stopped unexpectedly and was not restarted (see the logs)';
+    return null;
+  }
+
+  /** Null once the consumer is started; otherwise what it waits for. */
+  get waitingFor(): string | null {
+    return this.waiting;
+  }
+
+  onApplicationBootstrap(): void {
+    this.starting = this.startWhenKafkaIsReady();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    this.wake?.();
+    await this.starting;
     await this.consumer.stop();
+  }
+
+  /** Never rejects: tries until the consumer runs or the app closes. */
+  private async startWhenKafkaIsReady(): Promise<void> {
+    const { KAFKA_BROKERS: brokers, KAFKA_TOPIC: topic } = this.config;
+    const since = Date.now();
+    let said: string | null = null;
+    for (let attempt = 1; !this.closing; attempt++) {
+      const availability = await topicAvailability(this.probe, topic);
+      let problem: string;
+      let kind: string;
+      if (availability.ok) {
+        try {
+          await this.consumer.start();
+          if (this.closing) return; // closed while starting: onApplicationShutdown stops the consumer
+          this.waiting = null;
+          this.log.log(
+            `found topic ${topic} at ${brokers}${attempt > 1 ? ` after ${((Date.now() - since) / 1000).toFixed(1)} s of waiting` : ''}; consuming`,
+          );
+          this.monitor.start();
+          return;
+        } catch (e) {
+          kind = 'consumer-start';
+          problem = `the consumer could not start on ${brokers} (${(e as Error).message})`;
+        }
+      } else if (availability.problem === 'topic-missing') {
+        kind = availability.problem;
+        problem = `topic ${topic} does not exist at ${brokers}`;
+      } else {
+        kind = availability.problem;
+        problem = `Kafka broker not reachable at ${brokers} (${availability.detail})`;
+      }
+      this.waiting = `waiting: ${problem}`;
+      if (this.closing) return;
+      const delay = Math.min(START_BACKOFF_MS.max, START_BACKOFF_MS.first * 2 ** Math.min(attempt - 1, 20));
+      if (kind !== said) {
+        said = kind;
+        this.log.warn(
+          `${problem}; waiting for it, retrying with backoff (up to ${START_BACKOFF_MS.max / 1000} s apart)` +
+            (kind === 'topic-missing'
+              ? ' — the projector never creates the topic (npm run infra:up does)'
+              : ''),
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
   }
 }

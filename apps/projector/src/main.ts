@@ -1,12 +1,19 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import type { INestApplication } from '@nestjs/common';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { ProjectorModule } from './projector.module';
 
-export async function createProjectorApp(config: AppConfig): Promise<INestApplication> {
-  const app = await NestFactory.create(ProjectorModule.forRoot(config), { bufferLogs: true });
+/** The projector's Nest app; its health and metrics port runs on Fastify, as the api does. */
+export async function createProjectorApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(
+    ProjectorModule.forRoot(config),
+    new FastifyAdapter(),
+    {
+      bufferLogs: true,
+    },
+  );
   app.useLogger(app.get(Logger)); // JSON lines (nestjs-pino), LOG_LEVEL
   app.enableShutdownHooks();
   return app;

@@ -7,6 +7,7 @@ import { createTestDatabase, TestDatabase } from '../../../test/support/test-dat
 import { BROKERS, createTestTopic, produce, testKafka } from '../../../test/support/test-kafka';
 import { flagEvent, toMessage } from '../../../test/support/event-factory';
 import { freePort, httpGet } from '../../../test/support/http';
+import { tcpProxy } from '../../../test/support/tcp-proxy';
 import { waitFor } from '../../../test/support/wait-for';
 import { createProjectorApp } from './main';
 
@@ -243,5 +244,33 @@ describe('projector operations: lag gauge and readiness', () => {
     expect(ok.status).toBe(200);
     expect(ok.text).toContain('process_cpu_seconds_total');
     expect((await httpGet(port, '/health/live')).status).toBe(200);
+  });
+
+  it('answers not ready with a generic reason when Postgres is unreachable: no raw database error in the body', async () => {
+    const pg = new URL(db.url);
+    const proxy = await tcpProxy(Number(pg.port || 5432));
+    try {
+      pg.port = String(proxy.port);
+      await startProjector({ DATABASE_URL: pg.toString() });
+      await waitFor('ready', async () => (await ready()).status === 200, { timeoutMs: 30000 });
+      await proxy.close(); // connections reset, nothing listens at that port any more
+      const r = await waitFor(
+        'postgres down',
+        async () => {
+          const x = await httpGet(port, '/health/ready');
+          const body = x.json() as { error?: { postgres?: unknown } };
+          return x.status === 503 && body.error?.postgres ? x : undefined;
+        },
+        { timeoutMs: 30000 },
+      );
+      expect(r!.json()).toMatchObject({
+        status: 'error',
+        error: { postgres: { status: 'down', message: 'database unreachable' } },
+      });
+      expect(r!.text).not.toMatch(/ECONN|refused|terminated|timeout|127\.0\.0\.1|::1|\bconnect\b/i);
+      expect(r!.text).not.toContain(String(proxy.port));
+    } finally {
+      await proxy.close();
+    }
   });
 });

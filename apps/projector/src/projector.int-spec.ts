@@ -101,12 +101,13 @@ describe('projector (real Kafka and Postgres)', () => {
   it('applies a batch that failed (not a data error) again from its stored position, once, with nothing new produced', async () => {
     const events = Array.from({ length: 300 }, (_, i) => flagEvent(i + 1, `fail-flag-${i % 10}`, i));
     await produce(kafka, topic, events.map(toMessage));
-    // every batch's transaction fails until the table is back (42P01: neither transient nor bad data)
-    await db.query('ALTER TABLE flag_state RENAME TO flag_state_away');
+    // every batch's transaction fails until the table every batch writes is back (42P01: neither transient
+    // nor bad data: nothing is dead-lettered)
+    await db.query('ALTER TABLE event_counts RENAME TO event_counts_away');
     await startProjector('g-fail');
     await new Promise((r) => setTimeout(r, 4000));
     expect(await stored()).toBe(0);
-    await db.query('ALTER TABLE flag_state_away RENAME TO flag_state');
+    await db.query('ALTER TABLE event_counts_away RENAME TO event_counts');
     await waitFor('all 300 stored', async () => (await stored()) === 300, { timeoutMs: 90000 });
     await waitFor('lag 0', () => lagZero('g-fail'), { timeoutMs: 30000 });
     // counted once: a failed attempt left nothing behind
@@ -170,6 +171,58 @@ describe('projector (real Kafka and Postgres)', () => {
     expect(dead[1].reason).toMatch(/createdBy/);
     expect(dead[2].reason).toMatch(/tags/);
     expect(dead[3].reason).toMatch(/id/);
+  });
+
+  it('keeps every partition moving past valid-looking events that used to stop it', async () => {
+    const deep = '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000);
+    const strategy = {
+      ...flagEvent(500, 'deep-flag'),
+      type: 'default-strategy-updated',
+      featureName: null,
+      environment: 'production',
+      data: '@',
+    };
+    const metrics = {
+      id: 501,
+      type: 'client-metrics',
+      createdBy: 'sdk',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      data: {
+        appName: 'web',
+        bucket: {
+          start: '2026-01-01T00:00:00Z',
+          stop: '2026-01-01T00:01:00Z',
+          toggles: { ['t'.repeat(4000)]: { yes: 1, no: 0 } },
+        },
+      },
+    };
+    const lone = { ...flagEvent(502, 'lone'), featureName: 'lone-\ud800' };
+    const messages = [
+      // a 20,000-level default strategy crashed the consumer (RangeError in JSON.stringify)
+      { key: 'default', value: JSON.stringify(strategy).replace('"@"', deep) },
+      // a 4,000-character flag name in SDK metrics overflowed a btree row (54000), retried forever
+      { key: 'instance', value: JSON.stringify(metrics) },
+      // a lone surrogate would be stored as U+FFFD, merging it with another flag
+      { key: 'lone', value: JSON.stringify(lone) },
+    ];
+    const good = Array.from({ length: 60 }, (_, i) => flagEvent(i + 1, `moving-${i % 6}`, i));
+    await produce(kafka, topic, [
+      ...good.slice(0, 30).map(toMessage),
+      ...messages,
+      ...good.slice(30).map(toMessage),
+    ]);
+    await startProjector('g-extreme');
+    await waitFor('lag 0', () => lagZero('g-extreme'), { timeoutMs: 60000 });
+    expect(await stored()).toBe(60);
+    const dead = await db.query<{ event_id: string | null; reason_code: string; reason: string }>(
+      'SELECT event_id, reason_code, reason FROM dead_letters ORDER BY reason_code',
+    );
+    expect(dead.map((d) => d.reason_code)).toEqual(['invalid-field', 'invalid-field', 'too-deep']);
+    expect(dead.map((d) => d.reason).join('\n')).toMatch(/each key of toggles must be 1 to 255 characters/);
+    expect(dead.map((d) => d.reason).join('\n')).toMatch(/featureName must be well-formed Unicode/);
+    // still consuming: a later event arrives
+    await produce(kafka, topic, [toMessage(flagEvent(99, 'after', 99))]);
+    await waitFor('the next event', async () => (await stored()) === 61, { timeoutMs: 30000 });
   });
 
   it('loses nothing and stores nothing twice when the projector is SIGKILLed mid-stream', async () => {

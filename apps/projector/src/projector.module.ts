@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@flaglens/config';
-import { createDataSource } from '@flaglens/persistence';
+import { Database } from '@flaglens/persistence';
 import { createKafka } from '@flaglens/kafka';
 import { allProjections } from '@flaglens/projections';
 import { Logger } from '@nestjs/common';
@@ -24,7 +23,8 @@ export class ProjectorModule {
           logLevel: config.LOG_LEVEL,
           metricsToken: config.METRICS_TOKEN,
         }),
-        TerminusModule.forRoot({ errorLogStyle: 'json' }),
+        // no log line per failed probe (a prober asks every few seconds): each check logs its own changes
+        TerminusModule.forRoot({ logger: false }),
       ],
       controllers: [HealthController],
       providers: [{ provide: AppConfig, useValue: config }, ...PROVIDERS],
@@ -34,18 +34,16 @@ export class ProjectorModule {
 
 const PROVIDERS = [
   {
-    provide: DataSource,
+    provide: Database,
     inject: [AppConfig],
-    useFactory: async (config: AppConfig) => {
-      const ds = createDataSource({
+    useFactory: (config: AppConfig) =>
+      new Database({
         url: config.DATABASE_URL,
         // a connection per partition in flight, one to load positions, one for the progress monitor and one
         // for the health check, so a stuck batch cannot starve /health/ready
-        poolSize: config.PROJECTOR_CONCURRENCY + 4,
+        max: config.PROJECTOR_CONCURRENCY + 4,
         applicationName: 'flaglens-projector',
-      });
-      return ds.initialize();
-    },
+      }),
   },
   {
     provide: KAFKA,
@@ -60,8 +58,8 @@ const PROVIDERS = [
   },
   {
     provide: BatchApplier,
-    inject: [DataSource, AppConfig, ProjectorMetrics],
-    useFactory: (db: DataSource, config: AppConfig, metrics: ProjectorMetrics) => {
+    inject: [Database, AppConfig, ProjectorMetrics],
+    useFactory: (db: Database, config: AppConfig, metrics: ProjectorMetrics) => {
       const log = new Logger('Projections');
       return new BatchApplier(
         db,

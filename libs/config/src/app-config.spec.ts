@@ -9,6 +9,25 @@ describe('loadConfig', () => {
     expect(c.KAFKA_GROUP_ID).toBe('flaglens-projector');
     expect(c.PORT).toBe(4242);
     expect(c.ACCEPT_UNKNOWN_EVENT_TYPES).toBe(false);
+    expect(c.CONNECTOR_PORT).toBe(4244);
+    expect(c.UNLEASH_DATABASE_URL).toBeUndefined();
+  });
+
+  it('the source connector: its port and Unleash URLs are checked; a bad token or URL is not echoed', () => {
+    const c = loadConfig({ CONNECTOR_PORT: '5000', UNLEASH_DATABASE_URL: 'postgres://ro:pw@unleash/db' });
+    expect([c.CONNECTOR_PORT, c.UNLEASH_DATABASE_URL]).toEqual([5000, 'postgres://ro:pw@unleash/db']);
+    let err: ConfigError | undefined;
+    try {
+      loadConfig({ UNLEASH_DATABASE_URL: 'mysql://ro:hunter2@x/db', UNLEASH_API_TOKEN: 'has space secret' });
+    } catch (e) {
+      err = e as ConfigError;
+    }
+    expect(err?.problems.map((p) => p.split('=')[0]).sort()).toEqual([
+      'UNLEASH_API_TOKEN',
+      'UNLEASH_DATABASE_URL',
+    ]);
+    expect(err?.message).not.toContain('hunter2');
+    expect(err?.message).not.toContain('secret');
   });
 
   it('parses numbers and booleans from strings', () => {

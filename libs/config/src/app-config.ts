@@ -67,6 +67,29 @@ export class AppConfig {
   @Max(65535)
   PROJECTOR_PORT = 4243;
 
+  /** The source connector's health and metrics port (127.0.0.1), while it follows an Unleash. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  CONNECTOR_PORT = 4244;
+
+  /** Unleash's Postgres, read by `source unleash` (a read-only role is enough; docs/source-connector.md). */
+  @IsOptional()
+  @Matches(POSTGRES_URL, { message: 'must be a postgres:// URL' })
+  UNLEASH_DATABASE_URL?: string;
+
+  /** Unleash's base URL for `source unleash` without database access (with UNLEASH_API_TOKEN). */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'must be an http(s):// URL' })
+  UNLEASH_API_URL?: string;
+
+  /** An admin API token of that Unleash (never logged). */
+  @IsOptional()
+  @IsString()
+  @Matches(/^\S+$/, { message: 'must not contain spaces' })
+  UNLEASH_API_TOKEN?: string;
+
   /** Pins the read clock (RFC 3339), for tests and demos. */
   @IsOptional()
   @Matches(RFC3339, { message: 'must be an RFC 3339 date-time, e.g. 2026-11-22T09:01:00Z' })
@@ -97,6 +120,13 @@ export class AppConfig {
   @Max(100)
   DB_POOL_SIZE = 10;
 
+  /** Every query the api sends is cancelled past this many milliseconds (Postgres statement_timeout). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  API_STATEMENT_TIMEOUT_MS = 10_000;
+
   /** Memory for cached api responses, dropped by the projector's change feed; 0 turns caching off.
    *  Off by itself when DATABASE_READ_URL is set (a replica may lag the feed). */
   @Transform(toInt)
@@ -125,6 +155,16 @@ export class AppConfig {
   @Matches(/^\S{16,}$/, { message: 'must be at least 16 characters without spaces' })
   METRICS_TOKEN?: string;
 
+  /**
+   * The most weeks one insights report covers (ten years by default): without `from` it starts at most this
+   * many weeks back, so an event dated in year 1000 does not make it 53,000 weeks long; a longer range is a 400.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(5200)
+  INSIGHTS_MAX_WEEKS = 520;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
@@ -150,7 +190,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   for (const key of Object.keys(defaults) as (keyof AppConfig)[]) {
     if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
   }
-  for (const key of ['DATABASE_READ_URL', 'FLAGLENS_CLOCK', 'METRICS_TOKEN'] as const) {
+  for (const key of [
+    'DATABASE_READ_URL',
+    'FLAGLENS_CLOCK',
+    'METRICS_TOKEN',
+    'UNLEASH_DATABASE_URL',
+    'UNLEASH_API_URL',
+    'UNLEASH_API_TOKEN',
+  ] as const) {
     if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
   }
   const config = plainToInstance(AppConfig, raw, { exposeDefaultValues: true });

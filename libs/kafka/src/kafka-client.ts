@@ -1,4 +1,4 @@
-import { Kafka, logLevel, LogEntry } from 'kafkajs';
+import { Kafka, logLevel, LogEntry, type ConsumerConfig, type ProducerConfig } from 'kafkajs';
 
 // the default (murmur2, Java-compatible) partitioner is the one we want; silence its migration notice
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
@@ -8,6 +8,8 @@ export interface KafkaClientOptions {
   clientId: string;
   /** Where kafkajs log lines go; defaults to stderr as JSON lines at WARN and above. */
   log?: (level: 'error' | 'warn' | 'info' | 'debug', message: string, extra: Record<string, unknown>) => void;
+  /** Retries of a failed request or connection (default 10, up to 10 s apart); 0 for a quick probe. */
+  retries?: number;
 }
 
 const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -17,23 +19,45 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
+/**
+ * kafkajs with topic auto-creation off for every consumer and producer (kafkajs defaults it to on): the
+ * topic is created on purpose, with its retention (scripts/ensure-topic.ts), never by a client that
+ * subscribes or sends to a name that does not exist.
+ */
+class NoAutoCreateKafka extends Kafka {
+  override consumer(config: ConsumerConfig) {
+    return super.consumer({ ...config, allowAutoTopicCreation: false });
+  }
+
+  override producer(config: ProducerConfig = {}) {
+    return super.producer({ ...config, allowAutoTopicCreation: false });
+  }
+}
+
 /** One kafkajs client configured the same way everywhere (projector, CLI, tests, bench). */
 export function createKafka(opts: KafkaClientOptions): Kafka {
   const sink =
     opts.log ??
     ((level, message, extra) =>
       process.stderr.write(JSON.stringify({ level, msg: message, ...extra }) + '\n'));
-  return new Kafka({
+  return new NoAutoCreateKafka({
     clientId: opts.clientId,
     brokers: opts.brokers.split(',').map((b) => b.trim()),
     connectionTimeout: 5000,
     requestTimeout: 30000,
-    retry: { initialRetryTime: 300, retries: 10, maxRetryTime: 10000 },
+    retry: { initialRetryTime: 300, retries: opts.retries ?? 10, maxRetryTime: 10000 },
     logLevel: logLevel.WARN,
     logCreator:
       () =>
       ({ level, log }: LogEntry) => {
-        const { message, timestamp: _t, logger: _l, ...extra } = log as LogEntry['log'] & { logger?: string };
+        // kafkajs attaches the stack of its internal frames to connection errors: the message says it all
+        const {
+          message,
+          timestamp: _t,
+          logger: _l,
+          stack: _s,
+          ...extra
+        } = log as LogEntry['log'] & { logger?: string; stack?: string };
         sink(LEVELS[level] ?? 'info', message, extra);
       },
   });

@@ -19,3 +19,26 @@ export async function topicWatermarks(kafka: Kafka, topic: string): Promise<Part
     await admin.disconnect();
   }
 }
+
+/** Whether a consumer of `topic` can start now, and if not, why (for a clear wait, not a crash). */
+export type TopicAvailability =
+  { ok: true } | { ok: false; problem: 'broker-unreachable' | 'topic-missing'; detail: string };
+
+/**
+ * One quick look (give it a client with few retries and a silent log): does the broker answer, and does it
+ * have the topic? Lists topics (metadata without auto-creation); never throws.
+ */
+export async function topicAvailability(kafka: Kafka, topic: string): Promise<TopicAvailability> {
+  const admin = kafka.admin();
+  try {
+    await admin.connect();
+    const topics = await admin.listTopics();
+    return topics.includes(topic)
+      ? { ok: true }
+      : { ok: false, problem: 'topic-missing', detail: `topic ${topic} does not exist` };
+  } catch (e) {
+    return { ok: false, problem: 'broker-unreachable', detail: (e as Error).message };
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}

@@ -7,3 +7,4 @@ export * from './rebuild-progress';
 export * from './metrics.controller';
 export * from './observability.module';
 export * from './with-timeout';
+export * from './database-probe';

@@ -25,6 +25,24 @@ export const METRIC = {
   rebuildApplied: 'flaglens_rebuild_applied_events',
   rebuildTarget: 'flaglens_rebuild_target_events',
   httpDuration: 'http_request_duration_seconds',
+  /** Source connector: rows read from the source (Unleash's `events`), by source. */
+  sourceRowsRead: 'flaglens_source_rows_read_total',
+  /** Source connector: events produced to the topic and acknowledged, by source and kind (`event`, `sdk`). */
+  sourceProduced: 'flaglens_source_events_produced_total',
+  /** Source connector: its high-water mark (the highest source id read). */
+  sourcePosition: 'flaglens_source_position',
+  /** Source connector: ids below the high-water mark not visible yet (open gaps). */
+  sourceOpenGaps: 'flaglens_source_open_gap_ids',
+  /** Source connector: gaps closed, by reason (`filled`, `abandoned`, `timeout`). */
+  sourceGapsClosed: 'flaglens_source_gaps_closed_total',
+  /** Source connector: source's newest id − high-water mark. */
+  sourceLagRows: 'flaglens_source_lag_rows',
+  /** Source connector: createdAt of the source's newest event − createdAt of the last one read (0 when caught up). */
+  sourceLagSeconds: 'flaglens_source_lag_seconds',
+  /** Source connector: Unix time of its last successful read of the source. */
+  sourceLastPoll: 'flaglens_source_last_poll_timestamp_seconds',
+  /** Source connector: failed reads of the source (retried with backoff). */
+  sourceErrors: 'flaglens_source_errors_total',
 } as const;
 
 export const LABEL = {
@@ -39,6 +57,8 @@ export const LABEL = {
   version: 'version',
   method: 'method',
   route: 'route',
+  source: 'source',
+  kind: 'kind',
   status: 'status_code',
 } as const;
 

@@ -5,7 +5,7 @@ import { rebuildProgressRegistry } from './rebuild-progress';
 export class MetricsRegistry {
   readonly registry = new Registry();
 
-  constructor(app: 'api' | 'projector') {
+  constructor(app: 'api' | 'projector' | 'connector') {
     this.registry.setDefaultLabels({ app });
     collectDefaultMetrics({ register: this.registry });
   }

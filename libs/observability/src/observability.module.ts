@@ -5,7 +5,7 @@ import { MetricsController, MetricsTokenGuard, METRICS_TOKEN } from './metrics.c
 import { MetricsRegistry } from './metrics-registry';
 
 export interface ObservabilityOptions {
-  app: 'api' | 'projector';
+  app: 'api' | 'projector' | 'connector';
   logLevel: string;
   /** When set, /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string;

@@ -22,7 +22,9 @@ export function countEventOutcomes(batch: BatchEvents): Map<string, Map<EventOut
   };
   const typeOf = (s: BatchEvents['accepted'][number]) => (s.knownType ? s.event.type : UNKNOWN_TYPE);
   const rejected = new Set(
-    batch.dead.flatMap((d) => (d.code === 'db-rejected' && d.eventId !== null ? [d.eventId] : [])),
+    batch.dead.flatMap((d) =>
+      (d.code === 'db-rejected' || d.code === 'projection-error') && d.eventId !== null ? [d.eventId] : [],
+    ),
   );
   const stored = new Map<string, number>();
   for (const s of batch.stored) {

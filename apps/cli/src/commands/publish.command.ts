@@ -3,6 +3,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { AppConfig } from '@flaglens/config';
 import { createKafka } from '@flaglens/kafka';
 import { publishNdjson } from '../ndjson-publisher';
+import { terminalJson, terminalText } from '../terminal-text';
 
 interface PublishFlags {
   topic?: string;
@@ -26,7 +27,7 @@ export class PublishCommand extends CommandRunner {
     const kafka = createKafka({
       brokers: this.config.KAFKA_BROKERS,
       clientId: `${this.config.KAFKA_CLIENT_ID}-cli`,
-      log: (level, message) => level === 'error' && process.stderr.write(`kafka: ${message}\n`),
+      log: (level, message) => level === 'error' && process.stderr.write(`kafka: ${terminalText(message)}\n`),
     });
     const admin = kafka.admin();
     await admin.connect();
@@ -56,12 +57,13 @@ export class PublishCommand extends CommandRunner {
     });
     bar?.stop();
     if (flags.json) {
-      process.stdout.write(JSON.stringify(summary) + '\n');
+      process.stdout.write(terminalJson(summary) + '\n');
     } else {
       process.stdout.write(
         `sent ${summary.sent} event(s) to ${flags.topic ?? this.config.KAFKA_TOPIC}; rejected ${summary.rejected.length} line(s)\n`,
       );
-      for (const r of summary.rejected.slice(0, 50)) process.stdout.write(`  line ${r.line}: ${r.reason}\n`);
+      for (const r of summary.rejected.slice(0, 50))
+        process.stdout.write(`  line ${r.line}: ${terminalText(r.reason)}\n`);
       if (summary.rejected.length > 50)
         process.stdout.write(`  ... and ${summary.rejected.length - 50} more\n`);
     }

@@ -3,11 +3,89 @@ import { Presets, SingleBar } from 'cli-progress';
 import { AppConfig } from '@flaglens/config';
 import { createKafka } from '@flaglens/kafka';
 import { runRebuild, TopicTruncatedError } from '@flaglens/pipeline';
-import { PROJECTION_MIGRATIONS } from '../../../../migrations';
+import { PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../../../migrations';
+import { terminalJson, terminalText } from '../terminal-text';
 
-interface RebuildFlags {
+export interface RebuildFlags {
   json?: boolean;
   dropOldAfter?: number;
+}
+
+/**
+ * Runs a rebuild with a progress bar on a terminal (a line every 2 s otherwise), every poison event printed;
+ * prints the result (JSON with `--json`). Used by `rebuild` and by `dead-letters redrive`.
+ */
+export async function rebuildWithProgress(config: AppConfig, flags: RebuildFlags): Promise<void> {
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: `${config.KAFKA_CLIENT_ID}-rebuild`,
+    log: (level, message) => level === 'error' && process.stderr.write(`kafka: ${terminalText(message)}\n`),
+  });
+  const bar =
+    process.stderr.isTTY && !flags.json
+      ? new SingleBar(
+          {
+            format:
+              'rebuild {version} |{bar}| {value}/{total} events | {rate}/s | ETA {eta_formatted} | {phase}',
+            stream: process.stderr,
+          },
+          Presets.shades_classic,
+        )
+      : null;
+  const started = Date.now();
+  let lastLine = 0;
+  const dead: string[] = [];
+  try {
+    const result = await runRebuild({
+      url: config.DATABASE_URL,
+      kafka,
+      topic: config.KAFKA_TOPIC,
+      liveGroupId: config.KAFKA_GROUP_ID,
+      projectionMigrations: PROJECTION_MIGRATIONS,
+      projectionRoutines: PROJECTION_ROUTINES,
+      concurrency: config.PROJECTOR_CONCURRENCY,
+      sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+      allowUnknownTypes: config.ACCEPT_UNKNOWN_EVENT_TYPES,
+      maxEventBytes: config.MAX_EVENT_BYTES,
+      dropOldAfterMs: (flags.dropOldAfter ?? 30) * 1000,
+      onDeadLetter: (d) => {
+        // loud: a poison event during a rebuild is reported, never silently skipped
+        const line = terminalText(`POISON ${d.topic}[${d.partition}]@${d.offset}: ${d.code}: ${d.reason}`);
+        dead.push(line);
+        process.stderr.write(`\n${line}\n`);
+      },
+      onProgress: (p) => {
+        const rate = Math.round(p.applied / Math.max(0.001, (Date.now() - started) / 1000));
+        if (bar) {
+          if (!bar.getTotal())
+            bar.start(p.target, p.applied, { version: p.version.schema, rate, phase: p.phase });
+          bar.setTotal(p.target);
+          bar.update(p.applied, { version: p.version.schema, rate, phase: p.phase });
+        } else if (!flags.json && Date.now() - lastLine > 2000) {
+          lastLine = Date.now();
+          process.stderr.write(
+            `rebuild ${p.version.schema}: ${p.applied}/${p.target} events, ${rate}/s, ${p.phase}\n`,
+          );
+        }
+      },
+    });
+    bar?.stop();
+    if (flags.json) {
+      process.stdout.write(terminalJson({ ...result, poison: dead }) + '\n');
+    } else {
+      process.stdout.write(
+        `${result.switched ? 'switched to' : 'stopped building'} ${result.version.schema}` +
+          `${result.resumed ? ' (resumed)' : ''}: ${result.events} events in ${result.seconds.toFixed(1)} s` +
+          ` (${Math.round(result.events / Math.max(result.seconds, 0.001))}/s)` +
+          `${result.previous ? `; ${result.previous.schema} retired${result.switched ? ' and dropped' : ''}` : ''}` +
+          `; ${result.deadLetters} poison event(s)${result.deadLetters ? ' (listed above; see `dead-letters list`)' : ''}\n`,
+      );
+    }
+  } catch (e) {
+    bar?.stop();
+    if (e instanceof TopicTruncatedError) throw new Error(e.message);
+    throw e;
+  }
 }
 
 @Command({
@@ -23,75 +101,7 @@ export class RebuildCommand extends CommandRunner {
   }
 
   async run(_: string[], flags: RebuildFlags): Promise<void> {
-    const kafka = createKafka({
-      brokers: this.config.KAFKA_BROKERS,
-      clientId: `${this.config.KAFKA_CLIENT_ID}-rebuild`,
-      log: (level, message) => level === 'error' && process.stderr.write(`kafka: ${message}\n`),
-    });
-    const bar =
-      process.stderr.isTTY && !flags.json
-        ? new SingleBar(
-            {
-              format:
-                'rebuild {version} |{bar}| {value}/{total} events | {rate}/s | ETA {eta_formatted} | {phase}',
-              stream: process.stderr,
-            },
-            Presets.shades_classic,
-          )
-        : null;
-    const started = Date.now();
-    let lastLine = 0;
-    const dead: string[] = [];
-    try {
-      const result = await runRebuild({
-        url: this.config.DATABASE_URL,
-        kafka,
-        topic: this.config.KAFKA_TOPIC,
-        liveGroupId: this.config.KAFKA_GROUP_ID,
-        projectionMigrations: PROJECTION_MIGRATIONS,
-        concurrency: this.config.PROJECTOR_CONCURRENCY,
-        sessionTimeoutMs: this.config.KAFKA_SESSION_TIMEOUT_MS,
-        allowUnknownTypes: this.config.ACCEPT_UNKNOWN_EVENT_TYPES,
-        maxEventBytes: this.config.MAX_EVENT_BYTES,
-        dropOldAfterMs: (flags.dropOldAfter ?? 30) * 1000,
-        onDeadLetter: (d) => {
-          // loud: a poison event during a rebuild is reported, never silently skipped
-          const line = `POISON ${d.topic}[${d.partition}]@${d.offset}: ${d.code}: ${d.reason}`;
-          dead.push(line);
-          process.stderr.write(`\n${line}\n`);
-        },
-        onProgress: (p) => {
-          const rate = Math.round(p.applied / Math.max(0.001, (Date.now() - started) / 1000));
-          if (bar) {
-            if (!bar.getTotal())
-              bar.start(p.target, p.applied, { version: p.version.schema, rate, phase: p.phase });
-            bar.setTotal(p.target);
-            bar.update(p.applied, { version: p.version.schema, rate, phase: p.phase });
-          } else if (!flags.json && Date.now() - lastLine > 2000) {
-            lastLine = Date.now();
-            process.stderr.write(
-              `rebuild ${p.version.schema}: ${p.applied}/${p.target} events, ${rate}/s, ${p.phase}\n`,
-            );
-          }
-        },
-      });
-      bar?.stop();
-      if (flags.json) {
-        process.stdout.write(JSON.stringify({ ...result, poison: dead }) + '\n');
-      } else {
-        process.stdout.write(
-          `${result.switched ? 'switched to' : 'stopped building'} ${result.version.schema}` +
-            `${result.resumed ? ' (resumed)' : ''}: ${result.events} events in ${result.seconds.toFixed(1)} s` +
-            ` (${Math.round(result.events / Math.max(result.seconds, 0.001))}/s)` +
-            `${result.previous ? `; ${result.previous.schema} retired${result.switched ? ' and dropped' : ''}` : ''}` +
-            `; ${result.deadLetters} poison event(s)${result.deadLetters ? ' (listed above; see `dead-letters list`)' : ''}\n`,
-        );
-      }
-    } catch (e) {
-      bar?.stop();
-      if (e instanceof TopicTruncatedError) throw new Error(e.message);
-      throw e;
-    }
+    await rebuildWithProgress(this.config, flags);
   }
 
   @Option({ flags: '--json', description: 'print the result as JSON' })

@@ -1,6 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { IdentityReadModel, PersonalAccessTokens } from '@flaglens/projections';
 import { CliDatabase } from '../cli-database';
+import { terminalJson, terminalText } from '../terminal-text';
 
 interface CreateFlags {
   user?: string;
@@ -32,7 +33,7 @@ export class TokenCreateCommand extends CommandRunner {
         expiresAt: flags.expires,
       });
       process.stderr.write(
-        `token ${id} for user ${user.id} (${user.email ?? user.username ?? 'no name'}), ` +
+        `token ${id} for user ${user.id} (${terminalText(user.email ?? user.username ?? 'no name')}), ` +
           `expires ${flags.expires ? flags.expires.toISOString() : 'never'}; the secret is shown only now:\n`,
       );
       process.stdout.write(`${secret}\n`);
@@ -71,7 +72,7 @@ export class TokenListCommand extends CommandRunner {
     try {
       const tokens = await new PersonalAccessTokens(db).list();
       if (flags.json) {
-        process.stdout.write(JSON.stringify(tokens) + '\n');
+        process.stdout.write(terminalJson(tokens) + '\n');
         return;
       }
       if (tokens.length === 0) process.stdout.write('no tokens\n');
@@ -81,8 +82,9 @@ export class TokenListCommand extends CommandRunner {
           : t.expiresAt && new Date(t.expiresAt) <= new Date()
             ? `expired ${t.expiresAt}`
             : `active, expires ${t.expiresAt ?? 'never'}`;
+        // user names come from events; token names from operators
         process.stdout.write(
-          `${t.id}\tuser ${t.userId} (${t.email ?? t.username ?? '?'})\t${t.name ?? ''}\tcreated ${t.createdAt}\t${state}\n`,
+          `${t.id}\tuser ${t.userId} (${terminalText(t.email ?? t.username ?? '?')})\t${terminalText(t.name ?? '')}\tcreated ${t.createdAt}\t${state}\n`,
         );
       }
     } finally {

@@ -2,7 +2,10 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CommandBus } from '@nestjs/cqrs';
 import { CliDatabase } from '../cli-database';
 import { DeadLettersReadModel, safeRawValue } from './dead-letters.read-model';
-import { RedriveDeadLetters } from './redrive-dead-letters.command';
+import { RedriveDeadLetters, type RedriveSummary } from './redrive-dead-letters.command';
+import { AppConfig } from '@flaglens/config';
+import { rebuildWithProgress } from '../commands/rebuild.command';
+import { terminalJson, terminalText } from '../terminal-text';
 
 interface ListFlags {
   reason?: string;
@@ -29,7 +32,7 @@ export class DeadLettersListCommand extends CommandRunner {
       });
       const out = rows.map(({ key: _k, value: _v, ...r }) => r);
       if (flags.json) {
-        process.stdout.write(JSON.stringify(out) + '\n');
+        process.stdout.write(terminalJson(out) + '\n');
         return;
       }
       if (out.length === 0) process.stdout.write('no dead letters\n');
@@ -40,7 +43,10 @@ export class DeadLettersListCommand extends CommandRunner {
             ? `pending; last re-drive: ${r.redriveOutcome}`
             : 'pending';
         process.stdout.write(
-          `${r.id}\t${r.topic}[${r.partition}]@${r.offset}\t${r.reasonCode}\t${r.reason.slice(0, 120)}\t${state}\n`,
+          terminalText(`${r.id}\t${r.topic}[${r.partition}]@${r.offset}\t${r.reasonCode}\t`) +
+            terminalText(r.reason.slice(0, 120)) +
+            terminalText(`\t${state}`) +
+            '\n',
         );
       }
     } finally {
@@ -87,10 +93,10 @@ export class DeadLettersShowCommand extends CommandRunner {
         valueBytes: value?.length ?? 0,
       };
       if (flags.json) {
-        process.stdout.write(JSON.stringify(shown) + '\n');
+        process.stdout.write(terminalJson(shown) + '\n');
         return;
       }
-      for (const [k, v] of Object.entries(shown)) process.stdout.write(`${k}: ${v}\n`);
+      for (const [k, v] of Object.entries(shown)) process.stdout.write(`${k}: ${terminalText(String(v))}\n`);
     } finally {
       await this.database.close();
     }
@@ -111,22 +117,60 @@ export class DeadLettersRedriveCommand extends CommandRunner {
   constructor(
     private readonly commands: CommandBus,
     private readonly database: CliDatabase,
+    private readonly config: AppConfig,
   ) {
     super();
   }
 
-  async run(_: string[], flags: { reason?: string; id?: number; json?: boolean }): Promise<void> {
+  async run(
+    _: string[],
+    flags: { reason?: string; id?: number; json?: boolean; rebuild?: boolean; chunkBytes?: number },
+  ): Promise<void> {
+    let s: RedriveSummary;
     try {
-      const s = await this.commands.execute(new RedriveDeadLetters({ reason: flags.reason, id: flags.id }));
-      if (flags.json) process.stdout.write(JSON.stringify(s) + '\n');
+      s = await this.commands.execute(
+        new RedriveDeadLetters({ reason: flags.reason, id: flags.id }, 500, flags.chunkBytes),
+      );
+      if (flags.json) process.stdout.write(terminalJson(s) + '\n');
       else
         process.stdout.write(
           `examined ${s.examined}: stored ${s.stored}, duplicates ${s.duplicate}, still invalid ${s.stillInvalid}` +
-            `, refused by the database ${s.dbRejected}, already re-driven ${s.alreadyRedriven}\n`,
+            `, refused by the database ${s.dbRejected}, already re-driven ${s.alreadyRedriven}` +
+            `, after later events of their key (for a rebuild) ${s.needRebuild}\n`,
         );
     } finally {
       await this.database.close();
     }
+    if (s.needRebuild === 0) return;
+    if (flags.rebuild === false) {
+      process.stderr.write(
+        `${s.needRebuild} re-driven event(s) come before events of their key that are already applied: ` +
+          'they take effect in their place at the next `rebuild`; until then answers leave them out\n',
+      );
+      return;
+    }
+    // applied now, they would not mean what the log means: a rebuild replays them in their place
+    process.stderr.write(`rebuilding so that ${s.needRebuild} re-driven event(s) are applied in log order\n`);
+    await rebuildWithProgress(this.config, { json: flags.json });
+  }
+
+  @Option({
+    flags: '--chunk-bytes <bytes>',
+    description: 'hold at most this many bytes of dead letters in memory at once (default 32 MiB)',
+  })
+  parseChunkBytes(v: string): number {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new Error('--chunk-bytes takes a positive number of bytes');
+    return n;
+  }
+
+  @Option({
+    flags: '--no-rebuild',
+    description:
+      'do not rebuild for re-driven events that come before applied events of their key (the next rebuild applies them)',
+  })
+  parseNoRebuild(): boolean {
+    return false;
   }
 
   @Option({ flags: '--reason <code>', description: 'only this reason code' })

@@ -1,4 +1,5 @@
-import type { DataSource } from 'typeorm';
+import type { RowQueryable } from '@flaglens/persistence';
+import { terminalText } from '../terminal-text';
 
 export interface DeadLetterRow {
   id: number;
@@ -62,7 +63,7 @@ function toRow(r: Raw): DeadLetterRow {
 
 /** Queries over `public.dead_letters` (they survive rebuilds). */
 export class DeadLettersReadModel {
-  constructor(private readonly db: Pick<DataSource, 'query'>) {}
+  constructor(private readonly db: RowQueryable) {}
 
   async list(f: DeadLetterFilter, withValues = false): Promise<DeadLetterDetail[]> {
     const where: string[] = [];
@@ -75,6 +76,30 @@ export class DeadLettersReadModel {
       `SELECT ${COLUMNS}${withValues ? ', message_key, message_value' : ''} FROM public.dead_letters
         ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT $${params.push(f.limit)}`,
       params,
+    )) as Raw[];
+    return rows.map((r) => ({ ...toRow(r), key: r.message_key ?? null, value: r.message_value ?? null }));
+  }
+
+  /** Pending dead letters (filtered, keyset from `afterId`) with the size of their value, without the value. */
+  async pendingSizes(f: Omit<DeadLetterFilter, 'pending'>): Promise<{ id: number; bytes: number }[]> {
+    const where = ['redriven_at IS NULL'];
+    const params: unknown[] = [];
+    if (f.reason !== undefined) where.push(`reason_code = $${params.push(f.reason)}`);
+    if (f.id !== undefined) where.push(`id = $${params.push(f.id)}`);
+    if (f.afterId !== undefined) where.push(`id > $${params.push(f.afterId)}`);
+    const rows = (await this.db.query(
+      `SELECT id, COALESCE(octet_length(message_value), 0) + COALESCE(octet_length(message_key), 0) AS bytes
+         FROM public.dead_letters WHERE ${where.join(' AND ')} ORDER BY id LIMIT $${params.push(f.limit)}`,
+      params,
+    )) as { id: string; bytes: number }[];
+    return rows.map((r) => ({ id: Number(r.id), bytes: Number(r.bytes) }));
+  }
+
+  /** These dead letters with their key and value, in id order. */
+  async withValues(ids: number[]): Promise<DeadLetterDetail[]> {
+    const rows = (await this.db.query(
+      `SELECT ${COLUMNS}, message_key, message_value FROM public.dead_letters WHERE id = ANY($1::bigint[]) ORDER BY id`,
+      [ids],
     )) as Raw[];
     return rows.map((r) => ({ ...toRow(r), key: r.message_key ?? null, value: r.message_value ?? null }));
   }
@@ -97,8 +122,8 @@ export class DeadLettersReadModel {
 }
 
 /**
- * A raw message value for a terminal: UTF-8 with control characters escaped (no terminal escapes get
- * through), truncated; bytes that are not UTF-8 are shown as base64.
+ * A raw message value for a terminal: UTF-8 JSON-escaped, then everything a terminal may act on escaped
+ * (`terminalText`), truncated; bytes that are not UTF-8 are shown as base64.
  */
 export function safeRawValue(value: Buffer | null, max = 2000): string {
   if (value === null) return '(null)';
@@ -106,7 +131,7 @@ export function safeRawValue(value: Buffer | null, max = 2000): string {
   const text = value.toString('utf8');
   const isText = Buffer.from(text, 'utf8').equals(value);
   const shown = isText
-    ? JSON.stringify(text.slice(0, max)).slice(1, -1)
+    ? terminalText(JSON.stringify(text.slice(0, max)).slice(1, -1))
     : `base64:${value.subarray(0, max).toString('base64')}`;
   const cut = isText ? text.length > max : value.length > max;
   return cut ? `${shown}… (${value.length} bytes, truncated)` : shown;

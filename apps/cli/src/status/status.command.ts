@@ -5,11 +5,13 @@ import { createKafka, topicWatermarks } from '@flaglens/kafka';
 import { CliDatabase } from '../cli-database';
 import { DeadLettersReadModel } from '../dead-letters/dead-letters.read-model';
 import { partitionStatus, type StoredPosition } from './consumer-status';
+import { terminalJson, terminalText } from '../terminal-text';
+import { PositionStore } from '@flaglens/source';
 
 /**
  * `status [--json]`: per partition the stored offset (active version, the live group), the high-water
  * mark, the lag and the last event time; the group's members and their partitions; the active projection
- * version; dead letters.
+ * version; dead letters; the source connectors (their stored position and last status).
  */
 @Command({
   name: 'status',
@@ -54,6 +56,20 @@ export class StatusCommand extends CommandRunner {
         updatedAt: r.updated_at?.toISOString() ?? null,
       }));
       const deadLetters = await new DeadLettersReadModel(db).counts();
+      const sources = (await PositionStore.list((sql) => db.query(sql) as Promise<unknown[]>)).map((x) => ({
+        source: x.source,
+        origin: x.origin,
+        hwm: x.position.hwm,
+        openGaps: x.status?.openGaps ?? 0,
+        state: x.status?.state ?? 'unknown',
+        lagRows: x.status?.lagRows ?? null,
+        lagSeconds: x.status?.lagSeconds ?? null,
+        newestId: x.status?.newestId ?? null,
+        lastPollAt: x.status?.lastPollAt ?? null,
+        produced: x.status?.produced ?? 0,
+        sdkProduced: x.status?.sdkProduced ?? 0,
+        updatedAt: x.updatedAt,
+      }));
       const partitions = partitionStatus(await topicWatermarks(kafka, topic), stored);
       await admin.connect();
       const described = await admin.describeGroups([group]);
@@ -76,9 +92,10 @@ export class StatusCommand extends CommandRunner {
         lag: partitions.reduce((n, p) => n + p.lag, 0),
         partitions,
         deadLetters,
+        sources,
       };
       if (flags.json) {
-        process.stdout.write(JSON.stringify(status) + '\n');
+        process.stdout.write(terminalJson(status) + '\n');
         return;
       }
       const out: string[] = [];
@@ -102,7 +119,14 @@ export class StatusCommand extends CommandRunner {
                 .join(', ')})`
             : ''),
       );
-      process.stdout.write(out.join('\n') + '\n');
+      if (sources.length === 0) out.push('sources: none (npm run cli -- source unleash ...)');
+      for (const x of sources)
+        out.push(
+          `source ${x.source} (${x.origin}): ${x.state}, position ${x.hwm}, lag ${x.lagRows ?? '-'} row(s) / ` +
+            `${x.lagSeconds ?? '-'} s, ${x.openGaps} open gap id(s), last poll ${x.lastPollAt ?? '-'}`,
+        );
+      // member ids, client ids and hosts come from any Kafka client; reason codes and sources from tables
+      process.stdout.write(out.map(terminalText).join('\n') + '\n');
     } finally {
       await admin.disconnect().catch(() => undefined);
       await this.database.close();
