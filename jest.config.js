@@ -1,8 +1,8 @@
 /** Three test tiers, told apart by file name (see README "Tests"). */
 const moduleNameMapper = {
-  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability)$':
+  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability|source)$':
     '<rootDir>/libs/$1/src',
-  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability)/(.*)$':
+  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability|source)/(.*)$':
     '<rootDir>/libs/$1/src/$2',
 };
 const base = {
@@ -12,6 +12,7 @@ const base = {
   testEnvironment: 'node',
   moduleNameMapper,
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.cache/'],
+  modulePathIgnorePatterns: ['<rootDir>/.cache/', '<rootDir>/dist/'],
 };
 module.exports = {
   projects: [

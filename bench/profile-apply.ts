@@ -7,7 +7,7 @@
  *   node --cpu-prof -r ts-node/register/transpile-only -r tsconfig-paths/register bench/profile-apply.ts --rich
  */
 import 'reflect-metadata';
-import { createDataSource, searchPathOption } from '@flaglens/persistence';
+import { Database, searchPathOption } from '@flaglens/persistence';
 import { eventKey } from '@flaglens/contract';
 import { allProjections, eventLogCopyChunk, generateHistory } from '@flaglens/projections';
 import { BatchApplier, classifyMessages } from '@flaglens/pipeline';
@@ -34,11 +34,11 @@ async function main(): Promise<void> {
   });
   const db = await createTestDatabase('profile');
   const schema = (await db.query<{ s: string }>(`SELECT current_schema() AS s`))[0].s;
-  const ds = await createDataSource({
+  const ds = new Database({
     url: db.url,
-    poolSize: 2,
+    max: 2,
     options: searchPathOption(schema),
-  }).initialize();
+  });
   const stages = new Map<string, number>();
   const applier = new BatchApplier(
     ds,
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
       `  ${'(rest: js, scope)'.padEnd(22)} ${(seconds - inStages - classifySeconds).toFixed(2).padStart(7)} s`,
     );
   } finally {
-    await ds.destroy();
+    await ds.end();
     await db.drop();
   }
 }

@@ -6,22 +6,22 @@
  *
  *   npx ts-node -r tsconfig-paths/register --transpile-only scripts/bench-insights.ts
  */
-import type { PoolClient } from 'pg';
 import { Client } from 'pg';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { FlagEvent } from '@flaglens/contract';
 import { loadConfig } from '@flaglens/config';
-import { createDataSource, migrateDatabase, searchPathOption } from '@flaglens/persistence';
+import { Database, migrateDatabase, searchPathOption } from '@flaglens/persistence';
 import {
   allProjections,
+  applyProjections,
   appendEvents,
   generateHistory,
   InsightsReadModel,
   type Projection,
 } from '@flaglens/projections';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS } from '../migrations';
+import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
 import { createApiApp } from '../apps/api/src/main';
 
 const BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
@@ -37,16 +37,15 @@ async function load(name: string, events: FlagEvent[], projections: Projection[]
   const url = withDb(name);
   const migrator = new Client({ connectionString: url });
   await migrator.connect();
-  await migrateDatabase(url, migrator, META_MIGRATIONS, PROJECTION_MIGRATIONS);
+  await migrateDatabase(url, migrator, META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES);
   await migrator.end();
-  const ds = await createDataSource({
+  const ds = new Database({
     url,
-    poolSize: 2,
+    max: 2,
     applicationName: 'bench',
     options: searchPathOption('flaglens_v1'),
-  }).initialize();
-  const runner = ds.createQueryRunner();
-  const c = (await runner.connect()) as PoolClient;
+  });
+  const c = await ds.connect();
   const t0 = Date.now();
   for (let i = 0; i < events.length; i += 5000) {
     await c.query('BEGIN');
@@ -56,7 +55,7 @@ async function load(name: string, events: FlagEvent[], projections: Projection[]
         .slice(i, i + 5000)
         .map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
     );
-    for (const p of projections) await p.apply(c, stored, { skipped: () => undefined });
+    await applyProjections(c, stored, projections);
     await c.query('COMMIT');
   }
   const ms = Date.now() - t0;
@@ -80,12 +79,12 @@ async function load(name: string, events: FlagEvent[], projections: Projection[]
       'insights_flag_deltas',
       'insights_user_weeks',
       'insights_metrics',
-      'insights_env_updates',
+      'insights_env_project_updates',
     ])
       console.log(table, (await c.query(`SELECT count(*) FROM ${table}`)).rows[0].count);
   }
-  await runner.release();
-  await ds.destroy();
+  c.release();
+  await ds.end();
   return url;
 }
 

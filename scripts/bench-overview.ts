@@ -8,15 +8,20 @@
  *   npx ts-node -r tsconfig-paths/register --transpile-only scripts/bench-overview.ts
  *   BENCH_FLAGS=200 BENCH_EVENTS=8000 npx ts-node -r tsconfig-paths/register --transpile-only scripts/bench-overview.ts
  */
-import type { PoolClient } from 'pg';
 import { Client } from 'pg';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { loadConfig } from '@flaglens/config';
-import { createDataSource, migrateDatabase, searchPathOption } from '@flaglens/persistence';
-import { allProjections, appendEvents, generateHistory, OVERVIEW_SQL } from '@flaglens/projections';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS } from '../migrations';
+import { Database, migrateDatabase, searchPathOption } from '@flaglens/persistence';
+import {
+  allProjections,
+  appendEvents,
+  generateHistory,
+  OVERVIEW_SQL,
+  applyProjections,
+} from '@flaglens/projections';
+import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
 import { createApiApp } from '../apps/api/src/main';
 
 const BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
@@ -36,14 +41,14 @@ async function main(): Promise<void> {
   const url = withDb(NAME);
   const migrator = new Client({ connectionString: url });
   await migrator.connect();
-  await migrateDatabase(url, migrator, META_MIGRATIONS, PROJECTION_MIGRATIONS);
+  await migrateDatabase(url, migrator, META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES);
   await migrator.end();
-  const ds = await createDataSource({
+  const ds = new Database({
     url,
-    poolSize: 2,
+    max: 2,
     applicationName: 'bench',
     options: searchPathOption('flaglens_v1'),
-  }).initialize();
+  });
 
   const events = generateHistory({
     seed: 42,
@@ -53,8 +58,7 @@ async function main(): Promise<void> {
     weeks: 26,
     end: NOW,
   });
-  const runner = ds.createQueryRunner();
-  const c = (await runner.connect()) as PoolClient;
+  const c = await ds.connect();
   const t0 = Date.now();
   for (let i = 0; i < events.length; i += 5000) {
     await c.query('BEGIN');
@@ -64,7 +68,7 @@ async function main(): Promise<void> {
         .slice(i, i + 5000)
         .map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
     );
-    for (const p of allProjections()) await p.apply(c, stored, { skipped: () => undefined });
+    await applyProjections(c, stored, allProjections());
     await c.query('COMMIT');
   }
   const loadMs = Date.now() - t0;
@@ -74,8 +78,8 @@ async function main(): Promise<void> {
   );
   const plan = await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${OVERVIEW_SQL}`, ['default', NOW, false]);
   console.log(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
-  await runner.release();
-  await ds.destroy();
+  c.release();
+  await ds.end();
 
   const port = 4890;
   const app = await createApiApp(

@@ -5,12 +5,18 @@
 #   scripts/infra.sh up              start what is missing, create the database and the topic (idempotent)
 #   scripts/infra.sh down [--purge]  stop the broker this script started (--purge: also delete its data)
 #   scripts/infra.sh status          say whether Postgres and Kafka answer
+#   scripts/infra.sh kafka-up | kafka-down [--purge]   the same for the broker alone (Postgres untouched)
 #
 # Environment:
 #   DATABASE_URL      default postgres://postgres@127.0.0.1:5432/flaglens (database created if missing;
 #                     a local server that does not answer is started with pg_ctlcluster; never stopped)
-#   KAFKA_BROKERS     default 127.0.0.1:9092 (localhost:9092 is the same). Any other value: use that
-#                     broker (topic still ensured), start none.
+#   KAFKA_PORT        default 9092, KAFKA_CONTROLLER_PORT default 9093: the managed broker's listeners
+#   KAFKA_RUN_DIR     default .run/kafka: the managed broker's state (another port and folder make another,
+#                     separate broker: the chaos run starts its own this way)
+#   KAFKA_BROKERS     default 127.0.0.1:$KAFKA_PORT (localhost:$KAFKA_PORT is the same). Any other value: use
+#                     that broker (topic still ensured), start none.
+#   KAFKA_AUTO_CREATE_TOPICS  default false (auto.create.topics.enable); true only for a test broker that
+#                     shows no client of ours ever asks for a topic to be created
 #   KAFKA_VERSION     default 3.9.1 (jars cached in .cache/kafka/libs-<version>; 4.x refused unless
 #                     KAFKA_ALLOW_UNTESTED=1, until a test shows kafkajs works with it)
 #   KAFKA_TOPIC       default flaglens.events (created with retention.ms=-1: the topic is the log of record)
@@ -18,14 +24,18 @@
 #   KAFKA_HEAP_OPTS   default "-Xms256m -Xmx768m"
 #   KAFKA_START_TIMEOUT  seconds to wait for the broker to answer, default 60
 #
-# All state lives under .run/ (git-ignored): .run/kafka/{server.properties,kraft-logs/,kafka.pid,kafka.log}.
+# All state lives under .run/ (git-ignored): .run/kafka/{server.properties,kraft-logs/,kafka.pid,kafka.log}
+# (or $KAFKA_RUN_DIR), and the lock .run/kafka.lock (or $KAFKA_RUN_DIR.lock).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
+KAFKA_HOST=127.0.0.1
+KAFKA_PORT="${KAFKA_PORT:-9092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
 DEFAULT_DATABASE_URL="postgres://postgres@127.0.0.1:5432/flaglens"
-DEFAULT_KAFKA_BROKERS="127.0.0.1:9092"
+DEFAULT_KAFKA_BROKERS="$KAFKA_HOST:$KAFKA_PORT"
 DATABASE_URL="${DATABASE_URL:-$DEFAULT_DATABASE_URL}"
 KAFKA_BROKERS="${KAFKA_BROKERS:-$DEFAULT_KAFKA_BROKERS}"
 KAFKA_VERSION="${KAFKA_VERSION:-3.9.1}"
@@ -33,10 +43,11 @@ KAFKA_TOPIC="${KAFKA_TOPIC:-flaglens.events}"
 KAFKA_PARTITIONS="${KAFKA_PARTITIONS:-6}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}"
 KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-60}"
+KAFKA_AUTO_CREATE_TOPICS="${KAFKA_AUTO_CREATE_TOPICS:-false}"
 export DATABASE_URL KAFKA_BROKERS KAFKA_TOPIC KAFKA_PARTITIONS
 
 RUN_DIR="$ROOT/.run"
-KAFKA_RUN="$RUN_DIR/kafka"
+KAFKA_RUN="${KAFKA_RUN_DIR:-$RUN_DIR/kafka}"
 KAFKA_DATA="$KAFKA_RUN/kraft-logs"
 KAFKA_PROPS="$KAFKA_RUN/server.properties"
 KAFKA_PID_FILE="$KAFKA_RUN/kafka.pid"
@@ -44,9 +55,6 @@ KAFKA_LOG="$KAFKA_RUN/kafka.log"
 KAFKA_LIBS="$ROOT/.cache/kafka/libs-$KAFKA_VERSION"
 KAFKA_POM="$ROOT/infra/kafka/pom.xml"
 KAFKA_LOG4J="$ROOT/infra/kafka/log4j.properties"
-KAFKA_HOST=127.0.0.1
-KAFKA_PORT=9092
-KAFKA_CONTROLLER_PORT=9093
 MAX_MESSAGE_BYTES=4194304
 
 log() { printf '[infra] %s\n' "$*"; }
@@ -76,18 +84,21 @@ ensure_topic() {
 
 kafka_is_managed() {
   # The project starts a broker only for the default local address.
-  [[ "$KAFKA_BROKERS" == "$DEFAULT_KAFKA_BROKERS" || "$KAFKA_BROKERS" == "localhost:$KAFKA_PORT" ]]
+  [[ "$KAFKA_BROKERS" == "$KAFKA_HOST:$KAFKA_PORT" || "$KAFKA_BROKERS" == "localhost:$KAFKA_PORT" ]]
 }
 
-# Prints the PID from the PID file if that process is alive and is a Kafka broker (guards against PID reuse).
+# Prints the PID from the PID file if that process is alive and is the Kafka broker of these properties
+# (guards against PID reuse, and against stopping another folder's broker).
 managed_kafka_pid() {
   [[ -f "$KAFKA_PID_FILE" ]] || return 1
   local pid
   pid="$(tr -dc '0-9' <"$KAFKA_PID_FILE")"
   [[ -n "$pid" ]] || return 1
   kill -0 "$pid" 2>/dev/null || return 1
-  if [[ -r "/proc/$pid/cmdline" ]] && ! tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q 'kafka\.Kafka'; then
-    return 1
+  if [[ -r "/proc/$pid/cmdline" ]]; then
+    local cmdline
+    cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline")"
+    [[ "$cmdline" == *kafka.Kafka* && "$cmdline" == *"$KAFKA_PROPS"* ]] || return 1
   fi
   printf '%s\n' "$pid"
 }
@@ -109,10 +120,10 @@ show_log_tail() {
 
 # Serialises concurrent `up`/`down` calls (e.g. two terminals).
 take_lock() {
-  mkdir -p "$RUN_DIR"
+  mkdir -p "$(dirname "$KAFKA_RUN")"
   if command -v flock >/dev/null 2>&1; then
-    exec 9>"$RUN_DIR/infra.lock"
-    flock -w 120 9 || die "another scripts/infra.sh is running (lock $RUN_DIR/infra.lock)"
+    exec 9>"$KAFKA_RUN.lock"
+    flock -w 120 9 || die "another scripts/infra.sh is running (lock $KAFKA_RUN.lock)"
   fi
 }
 
@@ -269,7 +280,7 @@ log.dirs=$KAFKA_DATA
 
 # Topics: created explicitly (scripts/ensure-topic.ts); retention is set per topic, not here.
 num.partitions=6
-auto.create.topics.enable=false
+auto.create.topics.enable=$KAFKA_AUTO_CREATE_TOPICS
 default.replication.factor=1
 min.insync.replicas=1
 
@@ -457,10 +468,13 @@ kafka_status() {
 
 usage() {
   cat <<EOF
-usage: scripts/infra.sh up | down [--purge] | status
-  up      start Postgres (if local and stopped) and a Kafka broker; create the database and the topic
-  down    stop the Kafka broker started by 'up' (Postgres is left running); --purge also deletes its data
-  status  say whether Postgres and Kafka answer (exit 1 if one does not)
+usage: scripts/infra.sh up | down [--purge] | status | kafka-up | kafka-down [--purge]
+  up          start Postgres (if local and stopped) and a Kafka broker; create the database and the topic
+  down        stop the Kafka broker started by 'up' (Postgres is left running); --purge also deletes its data
+  status      say whether Postgres and Kafka answer (exit 1 if one does not)
+  kafka-up    start the Kafka broker (if missing) and create the topic; Postgres untouched
+  kafka-down  stop that broker (--purge: also delete its data)
+  KAFKA_PORT, KAFKA_CONTROLLER_PORT and KAFKA_RUN_DIR pick another, separate broker (see the header)
 EOF
 }
 
@@ -470,6 +484,31 @@ cmd_up() {
   postgres_up
   kafka_up
   log "up in $((SECONDS - start)) s: DATABASE_URL=$DATABASE_URL KAFKA_BROKERS=$KAFKA_BROKERS KAFKA_TOPIC=$KAFKA_TOPIC"
+}
+
+cmd_kafka_up() {
+  local start=$SECONDS
+  take_lock
+  kafka_up
+  log "kafka up in $((SECONDS - start)) s: KAFKA_BROKERS=$KAFKA_BROKERS KAFKA_TOPIC=$KAFKA_TOPIC"
+}
+
+parse_purge() {
+  case "${1:-}" in
+    "") echo 0 ;;
+    --purge) echo 1 ;;
+    *)
+      usage >&2
+      exit 2
+      ;;
+  esac
+}
+
+cmd_kafka_down() {
+  local purge
+  purge="$(parse_purge "${1:-}")" || exit 2
+  take_lock
+  kafka_down "$purge"
 }
 
 cmd_down() {
@@ -501,6 +540,8 @@ main() {
     up) cmd_up "$@" ;;
     down) cmd_down "$@" ;;
     status) cmd_status "$@" ;;
+    kafka-up) cmd_kafka_up "$@" ;;
+    kafka-down) cmd_kafka_down "$@" ;;
     -h | --help | help) usage ;;
     *)
       usage >&2

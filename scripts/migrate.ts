@@ -4,7 +4,7 @@ import 'reflect-metadata';
 import { Client } from 'pg';
 import { loadConfigOrExit, redactUrl } from '@flaglens/config';
 import { ensureDatabase, migrateDatabase } from '@flaglens/persistence';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS } from '../migrations';
+import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -14,7 +14,13 @@ async function main(): Promise<void> {
   const client = new Client({ connectionString: config.DATABASE_URL, application_name: 'flaglens-migrate' });
   await client.connect();
   try {
-    const r = await migrateDatabase(config.DATABASE_URL, client, META_MIGRATIONS, PROJECTION_MIGRATIONS);
+    const r = await migrateDatabase(
+      config.DATABASE_URL,
+      client,
+      META_MIGRATIONS,
+      PROJECTION_MIGRATIONS,
+      PROJECTION_ROUTINES,
+    );
     const applied = [...r.meta, ...r.projection];
     console.log(
       `[migrate] ${applied.length ? `applied ${applied.length}: ${applied.join(', ')}` : 'schema is up to date'}; ` +

@@ -6,6 +6,7 @@ log() { printf '[start] %s\n' "$*"; }
 
 [ -d node_modules ] || { log "installing dependencies (npm ci)"; npm ci; }
 bash scripts/infra.sh up
+npm run -s build
 npm run -s migrate
 
 mkdir -p .run
@@ -20,14 +21,17 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-npm run -s build
 # the projector's heap is capped (package.json config.projectorNodeOptions): its live set is small, and an
 # uncapped heap grows lazily to ~350 MB under a 1M-event ingest (npm run bench)
 projector_node_options="${npm_package_config_projectorNodeOptions:-$(node -p "require('./package.json').config.projectorNodeOptions")}"
 # shellcheck disable=SC2086 # the options are words
 node $projector_node_options -r ./scripts/dist-paths.js dist/apps/projector/src/main.js >> .run/projector.log 2>&1 &
 pids+=($!)
-node -r ./scripts/dist-paths.js dist/apps/api/src/main.js >> .run/api.log 2>&1 &
+# the api's heap is capped too (package.json config.apiNodeOptions): streamed lists keep its memory flat, and a
+# capped heap keeps garbage collection pauses short (npm run bench:hardening)
+api_node_options="${npm_package_config_apiNodeOptions:-$(node -p "require('./package.json').config.apiNodeOptions")}"
+# shellcheck disable=SC2086 # the options are words
+node $api_node_options -r ./scripts/dist-paths.js dist/apps/api/src/main.js >> .run/api.log 2>&1 &
 pids+=($!)
 
 for _ in $(seq 1 120); do
@@ -36,11 +40,25 @@ for _ in $(seq 1 120); do
 done
 curl -fs "http://127.0.0.1:${PORT}/health/live" >/dev/null || { log "the api did not start; see .run/api.log"; tail -20 .run/api.log; exit 1; }
 
-npx ts-node -r tsconfig-paths/register --transpile-only scripts/seed-demo.ts
+if [ -n "${UNLEASH_DATABASE_URL:-}" ]; then
+  # a real Unleash: its events (and SDK usage) stream in through the source connector; no demo data
+  CONNECTOR_PORT="${CONNECTOR_PORT:-4244}"
+  export CONNECTOR_PORT
+  node -r ./scripts/dist-paths.js dist/apps/cli/src/main.js source unleash >> .run/connector.log 2>&1 &
+  pids+=($!)
+  log "source connector following Unleash (logs: .run/connector.log, health: http://127.0.0.1:${CONNECTOR_PORT}/health/ready)"
+else
+  node scripts/run-compiled.js scripts/seed-demo
+fi
 
 # authentication is on: a personal access token of the initial admin for the examples below (local use)
 TOKEN="$(npm run -s cli -- token create --user admin --name 'npm start' 2>/dev/null | tail -1)"
 
+if [ -n "${UNLEASH_DATABASE_URL:-}" ]; then
+  connector_line="http://127.0.0.1:${CONNECTOR_PORT}/health/ready   (logs: .run/connector.log)"
+else
+  connector_line="not running (set UNLEASH_DATABASE_URL to stream a real Unleash in)"
+fi
 cat <<MSG
 
 flaglens is running.
@@ -48,6 +66,7 @@ flaglens is running.
   OpenAPI    http://127.0.0.1:${PORT}/docs
   contract   http://127.0.0.1:${PORT}/schemas/feature-event.json
   projector  http://127.0.0.1:${PROJECTOR_PORT}/health/ready   (logs: .run/projector.log)
+  connector  ${connector_line}
 
 Try:
   curl -s -H "Authorization: ${TOKEN}" http://127.0.0.1:${PORT}/api/admin/events/checkout.new-flow | head -c 600; echo

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: every test tier, from nothing on a machine of our kind. Installs if needed, starts the
 # infrastructure (idempotent: the Kafka broker, Postgres if local and down; left running, `npm run infra:down`
-# stops the broker), then unit, integration, end-to-end and the chaos run's short form.
+# stops the broker), then unit, integration, end-to-end and the chaos run's short form (which starts, restarts
+# and deletes a Postgres cluster and a Kafka broker of its own: never the machine's or the shared ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || { echo "[test] installing dependencies (npm ci)"; npm ci; }
