@@ -6,6 +6,11 @@ export interface ReadPool {
   pool(): Pool;
 }
 
+/** True for a ReadPool; a `Database` has a `pool` too, but as a property, not a method. */
+export function isReadPool(db: object): db is ReadPool {
+  return typeof (db as Partial<ReadPool>).pool === 'function';
+}
+
 /**
  * Connections for reading projections. Each pool is bound (search_path) to one projection version; when a
  * rebuild switches the active version, `refresh` opens a pool on the new one and retires the old pool

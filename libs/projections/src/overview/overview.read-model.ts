@@ -1,4 +1,4 @@
-import type { ReadPool, RowQueryable } from '@flaglens/persistence';
+import { isReadPool, type ReadPool, type RowQueryable } from '@flaglens/persistence';
 import { averageTimeToProduction } from '../time-to-production/time-to-production.logic';
 import { firstProductionEnable } from '../time-to-production/first-production-enable.sql';
 
@@ -192,7 +192,7 @@ export class OverviewReadModel {
 
   private async rows(projectId: string, now: Date, archivedFlags: boolean): Promise<OverviewRow[]> {
     const values = [projectId, now.toISOString(), archivedFlags];
-    if ('pool' in this.db)
+    if (isReadPool(this.db))
       return (
         await this.db.pool().query<OverviewRow>({ name: 'flaglens-overview', text: OVERVIEW_SQL, values })
       ).rows;
