@@ -1,4 +1,4 @@
-// Preloaded by `BENCH_ALLOC_PROFILE=<dir>` (test/support/processes.ts): V8's sampling heap profiler, counting
+// Preloaded by `BENCH_ALLOC_PROFILE=<dir>` (libs/testing/src/support/processes.ts): V8's sampling heap profiler, counting
 // also the objects the garbage collector has already cleared (what --heap-prof leaves out), so the profile
 // says which functions allocate the garbage. Written as <dir>/alloc-<pid>.json when the process stops;
 // `node scripts/profile-summary.js <file>` sums it by function and by package.

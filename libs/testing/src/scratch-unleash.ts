@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 
 const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
-const DDL = join(__dirname, '..', '..', 'test-fixtures', 'unleash-6.10.1-schema.sql');
+const DDL = join(__dirname, '..', '..', 'source', 'test-fixtures', 'unleash-6.10.1-schema.sql');
 
 function withDb(url: string, db: string): string {
   const u = new URL(url);
