@@ -1,4 +1,4 @@
-/** Three test tiers, told apart by file name (see README "Tests"). */
+/** Three test tiers, told apart by file name (docs/testing.md, "Tiers"). */
 const moduleNameMapper = {
   '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability|source|testing)$':
     '<rootDir>/libs/$1/src',

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 /**
  * Field-by-field comparison of flaglens's answers with the real Unleash's. A difference is either explained
- * (flaglens differs on purpose; the reason names DESIGN.md or the README) or unexplained (a failure).
+ * (flaglens differs on purpose; the reason names DESIGN.md or docs/deviations.md) or unexplained (a failure).
  */
 export interface Difference {
   what: string;
@@ -73,7 +73,7 @@ const REASON_UNKNOWN_TYPE =
 
 /**
  * The event list of one flag: Unleash answers its newest 100 (`created_at` desc, ties unordered) and the
- * total; flaglens answers every event (`createdAt` desc, then `id` desc; README "Where flaglens differs").
+ * total; flaglens answers every event (`createdAt` desc, then `id` desc; docs/deviations.md, "Event lists and errors").
  * Events of types outside the contract are explained differences.
  */
 export function compareEventList(
@@ -216,11 +216,11 @@ export interface OverviewContext {
 }
 
 const REASON_EVENT_TIME =
-  'the project\'s event time; the reference stamps its row a few ms earlier (semantics §7.4, README "Project overview")';
+  'the project\'s event time; the reference stamps its row a few ms earlier (semantics §7.4, docs/deviations.md, "Project overview")';
 const REASON_FROZEN =
-  'an archived project is frozen at its archive instant, the reference at its last job run (README "Project overview")';
+  'an archived project is frozen at its archive instant, the reference at its last job run (docs/deviations.md, "Project overview")';
 const REASON_UNKNOWN_ACTIVITY =
-  'events of types outside api-spec part 6 are dead-lettered and count as no activity (DESIGN.md, README "Project activity")';
+  'events of types outside api-spec part 6 are dead-lettered and count as no activity (DESIGN.md, docs/deviations.md, "Project overview")';
 
 /** The overview of one project, `updatedAt` aside. */
 export function compareOverview(
@@ -253,7 +253,7 @@ export function compareOverview(
     let a = u[k];
     let b = f[k];
     if (k === 'featureTypeCounts') {
-      // Unleash has no ORDER BY; flaglens sorts by type (README)
+      // Unleash has no ORDER BY; flaglens sorts by type (docs/deviations.md)
       const byType = (x: unknown) =>
         [...((x as { type: string }[]) ?? [])].sort((p, q) => (p.type < q.type ? -1 : 1));
       a = byType(a);
@@ -266,7 +266,7 @@ export function compareOverview(
     let reason: string | undefined;
     if (k === 'createdAt' && ctx.project === 'default' && b === ctx.firstEventAt)
       reason =
-        'the seeded default project has no creation event: the time of the first event (README "Project overview")';
+        'the seeded default project has no creation event: the time of the first event (docs/deviations.md, "Project overview")';
     const near = (x: unknown, y: unknown) =>
       typeof x === 'string' && typeof y === 'string' && Math.abs(Date.parse(x) - Date.parse(y)) < 1000;
     if (k === 'createdAt' && b === ctx.createdEventAt && near(a, b)) reason = REASON_EVENT_TIME;
@@ -280,7 +280,8 @@ export function compareOverview(
       ctx.liveFlags.includes(ua.feature ?? '') &&
       ctx.liveFlags.includes(fb.feature ?? '')
     )
-      reason = 'first-flag-created names the earliest-created flag; the reference has no ORDER BY (README)';
+      reason =
+        'first-flag-created names the earliest-created flag; the reference has no ORDER BY (docs/deviations.md)';
     t.differ(g, { what, field: k, unleash: u[k], flaglens: f[k], reason });
   }
 }

@@ -4,7 +4,7 @@
 # not a pass. FLAGLENS_AUDIT_UNAVAILABLE=allow, set explicitly where running without the check is known
 # and accepted (.ci/run on the development machine, whose registry answers 405), lets an audit that could
 # not run pass with a warning; a finding fails whatever it says. The decision: scripts/audit-verdict.ts.
-# Exceptions, when there are any, are listed in the README ("Security").
+# Exceptions, when there are any, are listed in docs/operations.md ("Security").
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"

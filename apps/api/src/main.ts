@@ -13,7 +13,7 @@ import { ignoreRequestBodies, rejectBadUrl } from './common/fastify-edges';
 /**
  * The api runs on Fastify (not Express): its router and reply path cost a fraction of Express's per
  * request, and the reads are served from memory, so that per-request cost is what bounds req/s
- * (`npm run bench`: README, Performance).
+ * (`npm run bench`: docs/performance.md).
  */
 export function apiAdapter(): FastifyAdapter {
   return new FastifyAdapter({

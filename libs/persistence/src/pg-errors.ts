@@ -1,5 +1,5 @@
 /**
- * How a failure inside a batch's transaction is handled (README "Exactly once"):
+ * How a failure inside a batch's transaction is handled (docs/architecture.md, "Exactly once"):
  * - `transient`: the database was briefly unable to do the work: retried with backoff, never skipped. A short
  *   allow-list: connection loss, serialization failures, deadlocks, lock and statement timeouts, shutdowns,
  *   and exhausted server resources.
