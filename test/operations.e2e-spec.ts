@@ -4,6 +4,7 @@ import { createTestDatabase, TestDatabase } from './support/test-database';
 import { BROKERS, createTestTopic, produce, testKafka } from './support/test-kafka';
 import { flagEvent, toMessage } from './support/event-factory';
 import { freePort, httpGet } from './support/http';
+import { apiGet } from './support/openapi';
 import { startApp, stopApp } from './support/processes';
 import { waitFor } from './support/wait-for';
 
@@ -84,8 +85,8 @@ describe('operations: /metrics, /health, JSON logs (running apps)', () => {
   });
 
   it('api: request timings by route pattern and status, behind the metrics token', async () => {
-    expect((await httpGet(port, '/api/admin/events/ops.flag')).status).toBe(200);
-    expect((await httpGet(port, '/api/admin/events/another-raw-name')).status).toBe(200);
+    expect((await apiGet(port, '/api/admin/events/ops.flag')).status).toBe(200);
+    expect((await apiGet(port, '/api/admin/events/another-raw-name')).status).toBe(200);
     expect((await httpGet(port, '/no/such/path')).status).toBe(404);
     expect((await httpGet(port, '/metrics')).status).toBe(401);
     const m = await httpGet(port, '/metrics', bearer);
