@@ -33,7 +33,7 @@ describe('CLI status as a check (real Kafka and Postgres)', () => {
 
   afterAll(async () => {
     await app?.close();
-    await dropTopic();
+    await dropTopic?.();
     await db.drop();
   });
 
