@@ -39,10 +39,14 @@ if (sources > built) {
     ],
     {
       cwd: root,
-      stdio: 'inherit',
+      // the compiler's report on stderr: stdout is the command's own (`--json` prints one document there)
+      stdio: ['ignore', 2, 2],
     },
   );
-  execFileSync(process.execPath, [join(root, 'scripts', 'copy-assets.js')], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts', 'copy-assets.js')], {
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+  });
 }
 require('./dist-paths');
 const entry = process.argv[2];

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import type { FlagEvent } from '@flaglens/contract';
 import { generateHistory } from '@flaglens/testing/generate-history';
 import { createToken } from '@flaglens/testing/support/cli';
-import { httpGet } from '@flaglens/testing/support/http';
+import { apiGet } from '@flaglens/testing/support/openapi';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
 
 const PINNED = '2026-06-01T12:00:00.000Z';
@@ -116,7 +116,7 @@ describe('answers of every endpoint for a simulated history, byte for byte', () 
     requests.push(['viewer', '/api/admin/dashboard/executive']);
     const answers: Record<string, string> = {};
     for (const [caller, path] of requests) {
-      const res = await httpGet(stack.port, path, callers[caller]);
+      const res = await apiGet(stack.port, path, callers[caller]);
       // an error body's `id` is a fresh UUID each time (as the reference's)
       const text = res.status >= 400 ? res.text.replace(/"id":"[0-9a-f-]{36}"/, '"id":"-"') : res.text;
       answers[`${caller} ${path}`] = `${res.status} ${createHash('sha256').update(text).digest('hex')}`;

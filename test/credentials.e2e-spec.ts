@@ -6,6 +6,7 @@ import { BROKERS, createTestTopic } from '@flaglens/testing/support/test-kafka';
 import { testKafka } from '@flaglens/testing/support/test-kafka';
 import { createToken, runCli } from '@flaglens/testing/support/cli';
 import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { apiGet } from '@flaglens/testing/support/openapi';
 import { startApp, stopApp } from '@flaglens/testing/support/processes';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 import { FreezingProxy } from '@flaglens/testing/support/freezing-proxy';
@@ -71,8 +72,7 @@ describe('revoked credentials stop working, even when the change feed is frozen'
     const t0 = Date.now();
     await waitFor(
       'token refused',
-      async () =>
-        (await httpGet(apiPort, '/api/admin/user/profile', { authorization: token })).status === 401,
+      async () => (await apiGet(apiPort, '/api/admin/user/profile', { authorization: token })).status === 401,
       { timeoutMs: limitMs, intervalMs: 50 },
     );
     return (Date.now() - t0) / 1000;
@@ -80,7 +80,7 @@ describe('revoked credentials stop working, even when the change feed is frozen'
 
   it('a revoked token is refused within 1 s while notices flow', async () => {
     const token = await createToken(env, '3');
-    expect((await httpGet(apiPort, '/api/admin/user/profile', { authorization: token })).status).toBe(200);
+    expect((await apiGet(apiPort, '/api/admin/user/profile', { authorization: token })).status).toBe(200);
     const id = await tokenId();
     await runCli(env, ['token', 'revoke', String(id)]);
     expect(await secondsUntilRefused(token, 5000)).toBeLessThanOrEqual(1);
@@ -89,8 +89,8 @@ describe('revoked credentials stop working, even when the change feed is frozen'
   it('with the listener connection frozen (no error, no data), a revoked token is refused within 30 s', async () => {
     const token = await createToken(env, '3');
     // cached: a second request is served without the database
-    expect((await httpGet(apiPort, '/api/admin/user/profile', { authorization: token })).status).toBe(200);
-    expect((await httpGet(apiPort, '/api/admin/user/profile', { authorization: token })).status).toBe(200);
+    expect((await apiGet(apiPort, '/api/admin/user/profile', { authorization: token })).status).toBe(200);
+    expect((await apiGet(apiPort, '/api/admin/user/profile', { authorization: token })).status).toBe(200);
     expect(proxy.freeze('flaglens-api-listener')).toBe(1);
     const id = await tokenId();
     await runCli(env, ['token', 'revoke', String(id)]);
@@ -104,7 +104,7 @@ describe('revoked credentials stop working, even when the change feed is frozen'
     const next = await createToken(env, '3');
     await waitFor(
       'served again',
-      async () => (await httpGet(apiPort, '/api/admin/user/profile', { authorization: next })).status === 200,
+      async () => (await apiGet(apiPort, '/api/admin/user/profile', { authorization: next })).status === 200,
     );
     await new Promise((r) => setTimeout(r, 2000));
     await runCli(env, ['token', 'revoke', String(await tokenId())]);

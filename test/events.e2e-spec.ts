@@ -4,7 +4,7 @@ import type { Kafka } from 'kafkajs';
 import { createToken } from '@flaglens/testing/support/cli';
 import { produce } from '@flaglens/testing/support/test-kafka';
 import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
-import { httpGet } from '@flaglens/testing/support/http';
+import { apiGet } from '@flaglens/testing/support/openapi';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 
@@ -56,7 +56,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
 
   it.each(flagFiles)('answers %s as the reference did (ties ordered by id desc)', async (file) => {
     const captured = load(join(SAMPLE, 'responses', 'events', file));
-    const res = await httpGet(port, captured.request.path, auth);
+    const res = await apiGet(port, captured.request.path, auth);
     expect(res.status).toBe(captured.status);
     expect(res.headers['content-type']).toBe(captured.contentType);
     const expected = { ...captured.body, events: [...captured.body.events].sort(byDesignOrder) };
@@ -65,7 +65,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   });
 
   it('returns every event of a flag, beyond the reference limit of 100, newest first, ties by id desc', async () => {
-    const body = (await httpGet(port, '/api/admin/events/big.flag', auth)).json() as Captured['body'];
+    const body = (await apiGet(port, '/api/admin/events/big.flag', auth)).json() as Captured['body'];
     expect(body.totalEvents).toBe(150);
     expect(body.events).toHaveLength(150);
     // by hand: timestamps step every 3 events, so ids 1149, 1148, 1147 share the newest createdAt
@@ -78,15 +78,15 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
     await produce(kafka, topic, [toMessage(flagEvent(5000, 'fresh.flag', 1))]);
     await waitFor(
       'first event visible',
-      async () => ((await httpGet(port, path, auth)).json() as Captured['body']).totalEvents === 1,
+      async () => ((await apiGet(port, path, auth)).json() as Captured['body']).totalEvents === 1,
     );
-    for (let i = 0; i < 5; i++) await httpGet(port, path, auth); // cached now
+    for (let i = 0; i < 5; i++) await apiGet(port, path, auth); // cached now
     const t0 = Date.now();
     await produce(kafka, topic, [toMessage(flagEvent(5001, 'fresh.flag', 2))]);
     const body = await waitFor(
       'second event visible',
       async () => {
-        const b = (await httpGet(port, path, auth)).json() as Captured['body'];
+        const b = (await apiGet(port, path, auth)).json() as Captured['body'];
         return b.totalEvents === 2 ? b : null;
       },
       { timeoutMs: 10000, intervalMs: 20 },
@@ -107,7 +107,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   ];
   it.each(errorCases)('%s: same status and body as the reference', async (file) => {
     const captured = load(join(SAMPLE, 'responses', 'errors', file));
-    const res = await httpGet(port, captured.request.path, auth);
+    const res = await apiGet(port, captured.request.path, auth);
     expect(res.status).toBe(captured.status);
     const expected = { ...captured.body, events: [...(captured.body.events ?? [])].sort(byDesignOrder) };
     expect(res.json()).toEqual(expected);
@@ -118,7 +118,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
       status: number;
       body: Record<string, unknown>;
     };
-    const res = await httpGet(port, '/api/admin/events/a/b', auth);
+    const res = await apiGet(port, '/api/admin/events/a/b', auth);
     expect(res.status).toBe(404);
     const body = res.json() as Record<string, unknown>;
     expect(Object.keys(body)).toEqual(['id', 'name', 'message', 'details']);
@@ -127,7 +127,7 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   });
 
   it('answers a malformed escape with 400 in the envelope, not a stack trace (documented difference)', async () => {
-    const res = await httpGet(port, '/api/admin/events/%E0%A4%A', auth);
+    const res = await apiGet(port, '/api/admin/events/%E0%A4%A', auth);
     expect(res.status).toBe(400);
     const body = res.json() as { name: string; message: string; details: { message: string }[] };
     expect(body.name).toBe('BadDataError');
@@ -136,10 +136,10 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
   });
 
   it('serves the published event contract and the OpenAPI document', async () => {
-    const schema = await httpGet(port, '/schemas/feature-event.json');
+    const schema = await apiGet(port, '/schemas/feature-event.json');
     expect(schema.status).toBe(200);
     expect((schema.json() as { title: string }).title).toBe('FeatureEvent');
-    const docs = await httpGet(port, '/docs-json');
+    const docs = await apiGet(port, '/docs-json');
     expect(docs.status).toBe(200);
     expect(Object.keys((docs.json() as { paths: object }).paths)).toContain(
       '/api/admin/events/{featureName}',

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { request } from 'node:http';
 import { createToken } from '@flaglens/testing/support/cli';
 import { produce } from '@flaglens/testing/support/test-kafka';
-import { httpGet } from '@flaglens/testing/support/http';
+import { apiGet, expectConforming } from '@flaglens/testing/support/openapi';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
@@ -137,30 +137,30 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
   });
 
   it('a private project is invisible to a non-member: the same status and body as an unknown project', async () => {
-    const hidden = await httpGet(stack.port, '/api/admin/projects/vault/overview', bob);
-    const unknown = await httpGet(stack.port, '/api/admin/projects/no-such-vault/overview', bob);
+    const hidden = await apiGet(stack.port, '/api/admin/projects/vault/overview', bob);
+    const unknown = await apiGet(stack.port, '/api/admin/projects/no-such-vault/overview', bob);
     expect(hidden.status).toBe(404);
     expect(unknown.status).toBe(404);
     const strip = (t: string) => ({ ...(JSON.parse(t) as Record<string, unknown>), id: 'x' });
     expect(strip(hidden.text)).toEqual(strip(unknown.text));
     expect(hidden.text).not.toMatch(/Vault|top secret/);
     // the owner and an admin see it
-    expect((await httpGet(stack.port, '/api/admin/projects/vault/overview', admin)).status).toBe(200);
+    expect((await apiGet(stack.port, '/api/admin/projects/vault/overview', admin)).status).toBe(200);
     // its flag's events: none for bob (as for an unknown flag), all for an admin
-    const bobsList = JSON.parse((await httpGet(stack.port, '/api/admin/events/vault.secret-flag', bob)).text);
+    const bobsList = JSON.parse((await apiGet(stack.port, '/api/admin/events/vault.secret-flag', bob)).text);
     expect(bobsList).toEqual({ version: 1, toggleName: 'vault.secret-flag', events: [], totalEvents: 0 });
     const adminsList = JSON.parse(
-      (await httpGet(stack.port, '/api/admin/events/vault.secret-flag', admin)).text,
+      (await apiGet(stack.port, '/api/admin/events/vault.secret-flag', admin)).text,
     );
     expect(adminsList.totalEvents).toBe(1);
     // and the instance-wide list leaves the project's events out for bob only
-    expect((await httpGet(stack.port, '/api/admin/events', bob)).text).not.toMatch(/top secret|vault|attic/);
-    expect((await httpGet(stack.port, '/api/admin/events', admin)).text).toMatch(/top secret/);
+    expect((await apiGet(stack.port, '/api/admin/events', bob)).text).not.toMatch(/top secret|vault|attic/);
+    expect((await apiGet(stack.port, '/api/admin/events', admin)).text).toMatch(/top secret/);
   });
 
   it('no event naming a private project reaches a non-member: a flag moved out of it, a deleted one', async () => {
     const list = async (flag: string, as: Record<string, string>) =>
-      JSON.parse((await httpGet(stack.port, `/api/admin/events/${flag}`, as)).text) as {
+      JSON.parse((await apiGet(stack.port, `/api/admin/events/${flag}`, as)).text) as {
         events: { id: number }[];
         totalEvents: number;
       };
@@ -174,7 +174,7 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
     expect((await list('attic.old-flag', admin)).totalEvents).toBe(1);
     // the instance list's total counts what the caller may see
     const total = async (as: Record<string, string>) =>
-      (JSON.parse((await httpGet(stack.port, '/api/admin/events', as)).text) as { totalEvents: number })
+      (JSON.parse((await apiGet(stack.port, '/api/admin/events', as)).text) as { totalEvents: number })
         .totalEvents;
     expect(await total(admin)).toBe(108);
     expect(await total(alice)).toBe(108 - 3); // attic's three events
@@ -187,9 +187,9 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
       '/api/admin/dashboard/executive',
       '/api/admin/insights?from=2026-11-01',
     ]) {
-      const forBob = await httpGet(stack.port, path, bob);
-      const forAdmin = await httpGet(stack.port, path, admin);
-      const forAlice = await httpGet(stack.port, path, alice);
+      const forBob = await apiGet(stack.port, path, bob);
+      const forAdmin = await apiGet(stack.port, path, admin);
+      const forAlice = await apiGet(stack.port, path, alice);
       expect([forBob.status, forAdmin.status, forAlice.status]).toEqual([200, 200, 200]);
       expect(forBob.text).not.toMatch(/vault|attic/);
       expect(forAlice.text).not.toMatch(/attic/);
@@ -207,7 +207,7 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
   it('a private project costs a non-member the time an unknown project costs', async () => {
     const time = async (path: string) => {
       const t0 = process.hrtime.bigint();
-      const res = await httpGet(stack.port, path, bob);
+      const res = await apiGet(stack.port, path, bob);
       expect(res.status).toBe(404);
       return Number(process.hrtime.bigint() - t0) / 1e6;
     };
@@ -290,10 +290,12 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
           else if (auth === 'admin') Object.assign(headers, admin);
           else if (auth === 'alice') Object.assign(headers, alice);
           else if (auth !== undefined) headers.authorization = auth;
-          const res = await send(stack.port, method, pathOf(template, seg, rawPercent), headers);
-          expect(res.status).toBeLessThan(500);
-          // answers echo the requested name or path (as the reference does); look for leaks in the rest
           const path = pathOf(template, seg, rawPercent);
+          const res = await send(stack.port, method, path, headers);
+          expect(res.status).toBeLessThan(500);
+          // a read of a documented operation is answered as the served OpenAPI document says
+          if (method === 'GET') await expectConforming(stack.port, method, path, res);
+          // answers echo the requested name or path (as the reference does); look for leaks in the rest
           const echoes = [
             path,
             safeDecode(path),
@@ -323,7 +325,7 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
       "%' AND pg_sleep(3) IS NULL --",
     ]) {
       const started = Date.now();
-      const events = await httpGet(stack.port, `/api/admin/events/${encodeURIComponent(payload)}`, admin);
+      const events = await apiGet(stack.port, `/api/admin/events/${encodeURIComponent(payload)}`, admin);
       expect(events.status).toBe(200);
       expect(JSON.parse(events.text)).toEqual({
         version: 1,
@@ -331,7 +333,7 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
         events: [],
         totalEvents: 0,
       });
-      const overview = await httpGet(
+      const overview = await apiGet(
         stack.port,
         `/api/admin/projects/${encodeURIComponent(payload)}/overview`,
         admin,
@@ -349,12 +351,14 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
     const path = '/api/admin/events/checkout.new-flow';
     const first = await send(stack.port, 'GET', path, admin);
     expect(first.status).toBe(200);
+    await expectConforming(stack.port, 'GET', path, first);
     const etag = String(first.headers.etag);
     expect(etag).toMatch(/^W\/"/);
     // a matching If-None-Match: 304 without a body; unless the client asks no-cache
     const again = await send(stack.port, 'GET', path, { ...admin, 'if-none-match': etag });
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
+    await expectConforming(stack.port, 'GET', path, again);
     expect((await send(stack.port, 'GET', path, { ...admin, 'if-none-match': 'W/"other"' })).status).toBe(
       200,
     );
@@ -405,7 +409,7 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
   });
 
   it('sets secure headers and answers very long URLs with a 4xx', async () => {
-    const res = await httpGet(stack.port, '/api/admin/events/checkout.new-flow', admin);
+    const res = await apiGet(stack.port, '/api/admin/events/checkout.new-flow', admin);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-powered-by']).toBeUndefined();
     const long = await send(stack.port, 'GET', '/api/admin/events/' + 'a'.repeat(20000), admin);

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { validateInsights } from '@flaglens/testing/insights-shape';
 import { generateHistory } from '@flaglens/testing/generate-history';
+import { validateInsights } from '@flaglens/testing/insights-shape';
 import { createToken } from '@flaglens/testing/support/cli';
-import { httpGet } from '@flaglens/testing/support/http';
+import { apiGet } from '@flaglens/testing/support/openapi';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
 
 const PINNED = '2026-06-01T12:00:00.000Z';
@@ -37,11 +37,11 @@ describe('GET /api/admin/insights and /api/admin/dashboard/executive (running ap
   });
 
   it('needs a token', async () => {
-    expect((await httpGet(port, '/api/admin/insights')).status).toBe(401);
+    expect((await apiGet(port, '/api/admin/insights')).status).toBe(401);
   });
 
   it('the deprecated report: 200 JSON, every week, api-spec 2.13, deprecation headers', async () => {
-    const res = await httpGet(port, '/api/admin/dashboard/executive', asAdmin);
+    const res = await apiGet(port, '/api/admin/dashboard/executive', asAdmin);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.headers['deprecation']).toBe('true');
@@ -52,11 +52,11 @@ describe('GET /api/admin/insights and /api/admin/dashboard/executive (running ap
     expect(body.projectFlagTrends.length).toBeGreaterThan(26);
     expect(body.flagTrends.at(-1)).toMatchObject({ date: '2026-06-01T23:59:59.999Z' });
     // same body as the successor without a range
-    expect((await httpGet(port, '/api/admin/insights?from=&to=', asAdmin)).text).toBe(res.text);
+    expect((await apiGet(port, '/api/admin/insights?from=&to=', asAdmin)).text).toBe(res.text);
   });
 
   it('a range selects weeks by date; a malformed date is 400 BadDataError', async () => {
-    const res = await httpGet(port, '/api/admin/insights?from=2026-05-01&to=2026-05-31', asAdmin);
+    const res = await apiGet(port, '/api/admin/insights?from=2026-05-01&to=2026-05-31', asAdmin);
     expect(res.status).toBe(200);
     const body = res.json() as { flagTrends: { date: string }[] };
     expect(body.flagTrends.map((r) => r.date)).toEqual([
@@ -66,7 +66,7 @@ describe('GET /api/admin/insights and /api/admin/dashboard/executive (running ap
       '2026-05-24T23:59:59.999Z',
       '2026-05-31T23:59:59.999Z',
     ]);
-    const bad = await httpGet(port, '/api/admin/insights?from=2026-13-01', asAdmin);
+    const bad = await apiGet(port, '/api/admin/insights?from=2026-13-01', asAdmin);
     expect(bad.status).toBe(400);
     expect(bad.json()).toMatchObject({ name: 'BadDataError' });
   });

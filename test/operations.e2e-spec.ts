@@ -4,6 +4,7 @@ import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test
 import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
 import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
 import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { apiGet } from '@flaglens/testing/support/openapi';
 import { startApp, stopApp } from '@flaglens/testing/support/processes';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 
@@ -84,14 +85,14 @@ describe('operations: /metrics, /health, JSON logs (running apps)', () => {
   });
 
   it('api: request timings by route pattern and status, behind the metrics token', async () => {
-    expect((await httpGet(port, '/api/admin/events/ops.flag')).status).toBe(200);
-    expect((await httpGet(port, '/api/admin/events/another-raw-name')).status).toBe(200);
+    expect((await apiGet(port, '/api/admin/events/ops.flag')).status).toBe(200);
+    expect((await apiGet(port, '/api/admin/events/another-raw-name')).status).toBe(200);
     expect((await httpGet(port, '/no/such/path')).status).toBe(404);
     expect((await httpGet(port, '/metrics')).status).toBe(401);
     const m = await httpGet(port, '/metrics', bearer);
     expect(m.status).toBe(200);
     expect(
-      sample(m.text, 'http_request_duration_seconds_count', {
+      sample(m.text, 'flaglens_http_request_duration_seconds_count', {
         app: 'api',
         method: 'GET',
         route: '/api/admin/events/:featureName',
@@ -99,7 +100,10 @@ describe('operations: /metrics, /health, JSON logs (running apps)', () => {
       }),
     ).toBe(2);
     expect(
-      sample(m.text, 'http_request_duration_seconds_count', { route: 'unmatched', status_code: '404' }),
+      sample(m.text, 'flaglens_http_request_duration_seconds_count', {
+        route: 'unmatched',
+        status_code: '404',
+      }),
     ).toBe(1);
     expect(m.text).not.toContain('another-raw-name');
   });
@@ -107,7 +111,9 @@ describe('operations: /metrics, /health, JSON logs (running apps)', () => {
   it('projector: events by outcome, dead letters by reason, lag 0 with its labels', async () => {
     await waitFor('lag 0 on every partition', async () => {
       const m = await httpGet(projectorPort, '/metrics', bearer);
-      const lags = m.text.split('\n').filter((l) => l.startsWith('kafka_consumergroup_lag{'));
+      const lags = m.text
+        .split('\n')
+        .filter((l) => l.startsWith('flaglens_projector_consumer_lag_messages{'));
       return lags.length === 6 && lags.every((l) => l.endsWith(' 0'));
     });
     const text = (await httpGet(projectorPort, '/metrics', bearer)).text;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createToken } from '@flaglens/testing/support/cli';
 import type { TestDatabase } from '@flaglens/testing/support/test-database';
-import { httpGet } from '@flaglens/testing/support/http';
+import { apiGet } from '@flaglens/testing/support/openapi';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 
@@ -55,7 +55,7 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
 
   it('answers the overview of default as the reference did, field by field (documented deviations)', async () => {
     const captured = load('overview/default.json');
-    const res = await httpGet(port, captured.request.path, asAdmin);
+    const res = await apiGet(port, captured.request.path, asAdmin);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(captured.contentType);
     const body = res.json() as Record<string, unknown>;
@@ -77,23 +77,23 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
 
   it('?archived=true counts archived flags in featureTypeCounts, as the reference (_archived-true)', async () => {
     const captured = load('overview/_archived-true/default.json');
-    const body = (await httpGet(port, captured.request.path, asAdmin)).json() as Record<string, unknown>;
+    const body = (await apiGet(port, captured.request.path, asAdmin)).json() as Record<string, unknown>;
     expect(body.featureTypeCounts).toEqual(captured.body.featureTypeCounts);
     expect(body.stats).toEqual(captured.body.stats);
     expect(body.environments).toEqual(captured.body.environments);
   });
 
   it('documents the operation in the OpenAPI document', async () => {
-    const docs = (await httpGet(port, '/docs-json')).json() as { paths: Record<string, unknown> };
+    const docs = (await apiGet(port, '/docs-json')).json() as { paths: Record<string, unknown> };
     expect(Object.keys(docs.paths)).toContain('/api/admin/projects/{projectId}/overview');
   });
 
   it('gives each caller their own favourite (admin true, alice false), as the captured responses', async () => {
     const admin = (
-      await httpGet(port, '/api/admin/projects/default/overview', asAdmin)
+      await apiGet(port, '/api/admin/projects/default/overview', asAdmin)
     ).json() as Captured['body'];
     const alice = (
-      await httpGet(port, '/api/admin/projects/default/overview', asAlice)
+      await apiGet(port, '/api/admin/projects/default/overview', asAlice)
     ).json() as Captured['body'];
     expect(admin.favorite).toBe(load('overview/default.json').body.favorite);
     expect(alice.favorite).toBe(load('overview/_as-alice/default.json').body.favorite);
@@ -107,7 +107,7 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     'overview-300-chars.json',
   ])('%s: the captured 404 envelope (all but id)', async (file) => {
     const captured = load(join('errors', file));
-    const res = await httpGet(port, captured.request.path, asAdmin);
+    const res = await apiGet(port, captured.request.path, asAdmin);
     expect(res.status).toBe(404);
     const body = res.json() as Record<string, unknown>;
     expect(Object.keys(body)).toEqual(['id', 'name', 'message', 'details']);
@@ -176,7 +176,7 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     expect(await db.query('SELECT * FROM dead_letters')).toHaveLength(0);
     // the projector is still alive and the created project answers with what the events allow
     const late = (await waitFor('late project overview', async () => {
-      const r = await httpGet(port, '/api/admin/projects/late/overview', asAdmin);
+      const r = await apiGet(port, '/api/admin/projects/late/overview', asAdmin);
       return r.status === 200 ? (r.json() as OverviewBody) : null;
     }))!;
     expect(late.name).toBe('Late');
@@ -186,8 +186,8 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     expect(late.stats.projectActivityCurrentWindow).toBe(lines.filter((l) => l.project === 'late').length);
     expect(late.onboardingStatus).toEqual({ status: 'first-flag-created', feature: 'late.flag' });
     // moved to a project never created: not in `late`, and `nowhere` is still unknown
-    expect((await httpGet(port, '/api/admin/projects/nowhere/overview', asAdmin)).status).toBe(404);
-    expect((await httpGet(port, '/api/admin/projects/never/overview', asAdmin)).status).toBe(404);
+    expect((await apiGet(port, '/api/admin/projects/nowhere/overview', asAdmin)).status).toBe(404);
+    expect((await apiGet(port, '/api/admin/projects/never/overview', asAdmin)).status).toBe(404);
     const release = await db.query<{ lifetime_days: number }>(
       `SELECT lifetime_days FROM feature_types WHERE id = 'release'`,
     );
@@ -197,7 +197,7 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
 
   it('shows a newly committed event of the project at once, even right after the overview was cached', async () => {
     const path = '/api/admin/projects/default/overview';
-    const read = async () => (await httpGet(port, path, asAdmin)).json() as OverviewBody & { health: number };
+    const read = async () => (await apiGet(port, path, asAdmin)).json() as OverviewBody & { health: number };
     const before = await read();
     for (let i = 0; i < 5; i++) await read(); // cached now (the clock is pinned: it would never expire)
     const event = {

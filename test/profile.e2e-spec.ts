@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createToken, runCli } from '@flaglens/testing/support/cli';
 import { produce } from '@flaglens/testing/support/test-kafka';
-import { httpGet, HttpResult } from '@flaglens/testing/support/http';
+import { HttpResult } from '@flaglens/testing/support/http';
+import { apiGet } from '@flaglens/testing/support/openapi';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 
@@ -59,7 +60,7 @@ describe('GET /api/admin/user/profile and authentication (running apps, real Kaf
     await stack?.stop();
   });
 
-  const profile = (headers: Record<string, string>) => httpGet(port, '/api/admin/user/profile', headers);
+  const profile = (headers: Record<string, string>) => apiGet(port, '/api/admin/user/profile', headers);
 
   it.each(['admin', 'alice', 'bob', 'carol'])(
     'the profile of %s equals the reference capture',
@@ -92,7 +93,7 @@ describe('GET /api/admin/user/profile and authentication (running apps, real Kaf
   it.each(captures)('%s: same status and envelope as the reference (all but the id)', async (file) => {
     const captured = load('errors', file);
     const kind = file.replace(/^(events|profile)-/, '').replace(/\.json$/, '');
-    const res = await httpGet(port, captured.request.path, CASES[kind]);
+    const res = await apiGet(port, captured.request.path, CASES[kind]);
     expect(res.status).toBe(captured.status);
     expect(res.headers['content-type']).toBe(captured.contentType);
     const body = res.json() as Record<string, unknown>;
@@ -102,11 +103,11 @@ describe('GET /api/admin/user/profile and authentication (running apps, real Kaf
   });
 
   it('the same answers on the instance event list (the third /api/admin endpoint)', async () => {
-    const none = await httpGet(port, '/api/admin/events', {});
+    const none = await apiGet(port, '/api/admin/events', {});
     expect([none.status, (none.json() as { name: string }).name]).toEqual([401, 'AuthenticationRequired']);
-    const bad = await httpGet(port, '/api/admin/events', { authorization: `bearer ${BAD_USER_TOKEN}` });
+    const bad = await apiGet(port, '/api/admin/events', { authorization: `bearer ${BAD_USER_TOKEN}` });
     expect([bad.status, (bad.json() as { name: string }).name]).toEqual([401, 'UnauthorizedError']);
-    expect((await httpGet(port, '/api/admin/events', { authorization: tokens.bob })).status).toBe(200);
+    expect((await apiGet(port, '/api/admin/events', { authorization: tokens.bob })).status).toBe(200);
   });
 
   it('a client API token is 401 UnauthorizedError (documented: the reference answers a valid one with 403)', async () => {
@@ -118,9 +119,9 @@ describe('GET /api/admin/user/profile and authentication (running apps, real Kaf
   });
 
   it('/health, /docs and /schemas stay open', async () => {
-    expect((await httpGet(port, '/health/live')).status).toBe(200);
-    expect((await httpGet(port, '/docs-json')).status).toBe(200);
-    expect((await httpGet(port, '/schemas/feature-event.json')).status).toBe(200);
+    expect((await apiGet(port, '/health/live')).status).toBe(200);
+    expect((await apiGet(port, '/docs-json')).status).toBe(200);
+    expect((await apiGet(port, '/schemas/feature-event.json')).status).toBe(200);
   });
 
   it('revoked and expired tokens stop working; so do the tokens of a user deleted later', async () => {
@@ -194,7 +195,7 @@ describe('GET /api/admin/user/profile and authentication (running apps, real Kaf
       const forms = [BAD_USER_TOKEN, `Bearer ${BAD_USER_TOKEN}`, BAD_ADMIN_TOKEN, 'user:x', CLIENT_TOKEN];
       for (let i = 0; i < 2000; i += 50) {
         const wave = Array.from({ length: 50 }, (_, k) =>
-          httpGet(port, '/api/admin/user/profile', {
+          apiGet(port, '/api/admin/user/profile', {
             authorization: forms[(i + k) % forms.length] + (i + k),
           }),
         );

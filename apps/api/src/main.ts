@@ -8,6 +8,7 @@ import { Logger } from 'nestjs-pino';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { HttpMetrics } from '@flaglens/observability';
 import { AppModule } from './app.module';
+import { PAT_SCHEME, PAT_SCHEME_DESCRIPTION } from './common/api-docs';
 import { ignoreRequestBodies, rejectBadUrl } from './common/fastify-edges';
 
 /**
@@ -50,6 +51,12 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
       'Read side of an Unleash-compatible feature-flag administration API, served from event-sourced projections.',
     )
     .setVersion('1')
+    // the PAT header, applied to every admin operation (common/api-docs.ts): Swagger UI's "Authorize"
+    // button sets it, and "Try it out" sends it
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'Authorization', description: PAT_SCHEME_DESCRIPTION },
+      PAT_SCHEME,
+    )
     .build();
   SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc));
   return app;

@@ -2,7 +2,8 @@ import type { Kafka } from 'kafkajs';
 import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
 import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
 import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
-import { runCli } from '@flaglens/testing/support/cli';
+import { runCli, runCliToExit } from '@flaglens/testing/support/cli';
+import { STATUS_UNHEALTHY } from './status/status.command';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 import { loadConfig } from '@flaglens/config';
 import { createProjectorApp } from '../../projector/src/main';
@@ -105,7 +106,12 @@ describe('CLI output of hostile event text (real Kafka and Postgres)', () => {
        VALUES ($1, 0, 99, NULL, NULL, $2, 'x')`,
       [topic, 'code\u001b[31m\u009b'],
     );
-    clean('status', (await runCli(env, ['status'])).stdout);
-    clean('status --json', (await runCli(env, ['status', '--json'])).stdout);
+    // no projector runs now: status reports, and exits unhealthy (the group is empty)
+    const text = await runCliToExit(env, ['status']);
+    const json = await runCliToExit(env, ['status', '--json']);
+    expect([text.code, json.code]).toEqual([STATUS_UNHEALTHY, STATUS_UNHEALTHY]);
+    clean('status', text.stdout);
+    clean('status stderr', text.stderr);
+    clean('status --json', json.stdout);
   });
 });

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { terminalJson, terminalText } from './terminal-text';
 import { safeRawValue } from './dead-letters/dead-letters.read-model';
 
@@ -45,5 +47,27 @@ describe('terminal text (CLI output)', () => {
 
   it.each(HOSTILE)('dead-letters show: a raw value with %s is shown escaped', (_, s) => {
     expect(safeRawValue(Buffer.from(s, 'utf8'))).not.toMatch(ACTIVE);
+  });
+});
+
+describe('TerminalLogger', () => {
+  it('writes every level to stderr, never to stdout (where --json prints its one document)', () => {
+    const child = spawnSync(
+      process.execPath,
+      [
+        '-r',
+        'ts-node/register/transpile-only',
+        '-e',
+        `const { TerminalLogger } = require(${JSON.stringify(join(__dirname, 'terminal-text'))});
+         const log = new TerminalLogger(['log', 'warn', 'error']);
+         log.warn('careful \\u001b[31m', 'Redrive'); log.log('note'); log.error('broken');`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' } },
+    );
+    expect(child.status).toBe(0);
+    expect(child.stdout).toBe('');
+    expect(child.stderr).toMatch(/WARN \[Redrive\] careful \\u001b\[31m/);
+    expect(child.stderr).toMatch(/LOG note/);
+    expect(child.stderr).toMatch(/ERROR broken/);
   });
 });

@@ -28,11 +28,22 @@ export function terminalJson(value: unknown): string {
 
 /**
  * The CLI's Nest logger (warnings and errors of the pipeline and the commands, which quote events): no
- * colours, every line through `terminalText`.
+ * colours, every line through `terminalText`, every level on stderr (Nest's ConsoleLogger writes all but
+ * errors to stdout, which is the command's output: `--json` prints one JSON document there and nothing else).
  */
 export class TerminalLogger extends ConsoleLogger {
   constructor(logLevels: LogLevel[]) {
     super({ colors: false, logLevels });
+  }
+
+  protected override printMessages(
+    messages: unknown[],
+    context?: string,
+    logLevel?: LogLevel,
+    _stream?: 'stdout' | 'stderr',
+    errorStack?: unknown,
+  ): void {
+    super.printMessages(messages, context, logLevel, 'stderr', errorStack);
   }
 
   protected override formatMessage(...args: Parameters<ConsoleLogger['formatMessage']>): string {

@@ -39,7 +39,7 @@ describe('projector operations: lag gauge and readiness', () => {
     await app.listen(port, '127.0.0.1');
   }
 
-  /** kafka_consumergroup_lag per partition, from /metrics. */
+  /** The consumer lag (METRIC.consumerLag) per partition, from /metrics. */
   async function gaugeLag(): Promise<Map<number, number>> {
     const res = await httpGet(port, '/metrics');
     expect(res.status).toBe(200);

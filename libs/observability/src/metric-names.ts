@@ -1,11 +1,19 @@
+/** The prefix of every metric flaglens defines (metric-names.spec.ts holds every name to it). */
+export const METRIC_PREFIX = 'flaglens_';
+
 /**
  * Every metric flaglens exports, in one place (Prometheus conventions: snake_case, a unit suffix,
- * `_total` on counters, low-cardinality labels). Dashboards (ops/grafana/flaglens.json) and the README
- * name these; change them together.
+ * `_total` on counters, low-cardinality labels), each with the `flaglens_` prefix. Dashboards
+ * (ops/grafana/flaglens.json) and docs/operations-metrics.md name these; change them together.
+ * prom-client's default process metrics (`process_*`, `nodejs_*`) keep their conventional names.
  */
 export const METRIC = {
-  /** The conventional consumer-lag gauge (kafka-exporter's name): high-water mark − stored next offset. */
-  consumerLag: 'kafka_consumergroup_lag',
+  /**
+   * Messages behind: high-water mark − next offset stored in Postgres (the position flaglens trusts). Not
+   * kafka_exporter's `kafka_consumergroup_lag` (which reads the offsets committed to Kafka), so the two never
+   * add up when both are scraped: docs/operations-metrics.md.
+   */
+  consumerLag: 'flaglens_projector_consumer_lag_messages',
   /** now − createdAt of the last applied event of a partition that is behind (0 when caught up). */
   timeLag: 'flaglens_projector_time_lag_seconds',
   /** createdAt of the last applied event of a partition, as a Unix time. */
@@ -24,7 +32,8 @@ export const METRIC = {
   projectionSkips: 'flaglens_projection_skipped_events_total',
   rebuildApplied: 'flaglens_rebuild_applied_events',
   rebuildTarget: 'flaglens_rebuild_target_events',
-  httpDuration: 'http_request_duration_seconds',
+  /** The api's requests, by method, route pattern and status code. */
+  httpDuration: 'flaglens_http_request_duration_seconds',
   /** Source connector: rows read from the source (Unleash's `events`), by source. */
   sourceRowsRead: 'flaglens_source_rows_read_total',
   /** Source connector: events produced to the topic and acknowledged, by source and kind (`event`, `sdk`). */

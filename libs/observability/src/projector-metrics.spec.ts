@@ -45,7 +45,7 @@ describe('ProjectorMetrics', () => {
     p.observeStored(0, 4, null, 0);
     m.publishProgress('g', 't', p, 0);
     const text = await registry.render();
-    const line = text.split('\n').find((l) => l.startsWith('kafka_consumergroup_lag{'))!;
+    const line = text.split('\n').find((l) => l.startsWith('flaglens_projector_consumer_lag_messages{'))!;
     for (const label of ['app="projector"', 'consumergroup="g"', 'topic="t"', 'partition="0"'])
       expect(line).toContain(label);
     expect(line.endsWith(' 6')).toBe(true);

@@ -4,6 +4,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 export class TagDoc {
   @ApiProperty({ minLength: 2, maxLength: 50 }) value: string;
   @ApiProperty({ minLength: 2, maxLength: 50 }) type: string;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'The hexadecimal color code for the tag type, as the event carried it',
+    example: '#FFFFFF',
+  })
+  color?: string | null;
 }
 
 export class FeatureEventDoc {

@@ -1,7 +1,8 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { ApiAdminOperation } from '../common/api-docs';
 import { sendJson } from '../common/json-body';
 import { badData } from '../common/unleash-errors';
 import { GetInsightsQuery } from './get-insights.query';
@@ -24,16 +25,18 @@ export class InsightsController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('insights')
-  @ApiOperation({
-    summary: 'Instance insights: weekly trends for every week of the history (api-spec 2.13)',
+  @ApiAdminOperation({
+    operationId: 'getInstanceInsights',
+    etag: true,
+    summary: 'Instance insights: weekly trends for every week of the history',
     description:
       'Rows whose date (the end of the described UTC day: Sunday, or today for the current week) is within ' +
-      '[from, to], both inclusive and optional. Weeks are ISO week-years (IYYY-IW).',
+      '[from, to], both inclusive and optional; a malformed date is 400 BadDataError. Weeks are ISO week-years ' +
+      '(IYYY-IW). Rows and figures of private projects the caller may not see are left out.',
   })
   @ApiQuery({ name: 'from', required: false, example: '2026-01-01' })
   @ApiQuery({ name: 'to', required: false, example: '2026-03-31' })
   @ApiOkResponse({ type: InstanceInsightsDoc })
-  @ApiBadRequestResponse({ description: 'BadDataError: a date that is not YYYY-MM-DD' })
   async insights(
     @Query('from') from: unknown,
     @Query('to') to: unknown,
@@ -46,11 +49,14 @@ export class InsightsController {
   }
 
   @Get('dashboard/executive')
-  @ApiOperation({
+  @ApiAdminOperation({
+    operationId: 'getExecutiveDashboard',
     deprecated: true,
+    etag: true,
     summary: 'Deprecated: the instance insights of every week; use GET /api/admin/insights',
     description:
-      'Answers with `Deprecation: true` and `Link: </api/admin/insights>; rel="successor-version"`.',
+      'The same body as GET /api/admin/insights without a range. Answers with `Deprecation: true` and ' +
+      '`Link: </api/admin/insights>; rel="successor-version"`.',
   })
   @ApiOkResponse({ type: InstanceInsightsDoc })
   async executive(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {

@@ -1,15 +1,9 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import {
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiQuery,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
+import { ApiAdminOperation } from '../common/api-docs';
 import { sendJson } from '../common/json-body';
 import { GetProjectOverviewQuery } from './get-project-overview.query';
 import { ProjectOverviewDoc } from './overview.docs';
@@ -20,15 +14,16 @@ export class OverviewController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get(':projectId/overview')
-  @ApiOperation({
-    summary: 'Statistics, health, members, environments and flag-type counts of one project (api-spec 2.12)',
+  @ApiAdminOperation({
+    operationId: 'getProjectOverview',
+    etag: true,
+    summary: 'Get an overview of a project: statistics, health, members, environments and flag-type counts',
     description:
       'Computed at read time from the projections (stats windows: the last 30 days and the 30 before). ' +
-      'Unknown project: 404 NotFoundError "No project found".',
+      'An unknown project, or a private one the caller is not a member of: 404 NotFoundError "No project found".',
   })
   @ApiParam({ name: 'projectId', type: String })
   @ApiOkResponse({ type: ProjectOverviewDoc })
-  @ApiNotFoundResponse({ description: 'NotFoundError "No project found" in the error envelope' })
   @ApiQuery({
     name: 'archived',
     required: false,

@@ -1,8 +1,9 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
+import { ApiAdminOperation } from '../common/api-docs';
 import { sendJsonText } from '../common/json-body';
 import { GetProfileQuery } from './get-profile.query';
 
@@ -27,7 +28,12 @@ export class ProfileController {
   constructor(private readonly queries: QueryBus) {}
 
   @Get('profile')
-  @ApiOperation({ summary: "The calling user's root role, projects and subscriptions" })
+  @ApiAdminOperation({
+    operationId: 'getProfile',
+    summary: 'Get your own user profile',
+    description:
+      "The calling user's root role, the projects they are a member of (sorted, archived ones left out) and their subscriptions.",
+  })
   @ApiOkResponse({ type: ProfileDoc })
   async profile(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetProfileQuery(userId));

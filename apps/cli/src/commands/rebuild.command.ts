@@ -9,13 +9,15 @@ import { terminalJson, terminalText } from '../terminal-text';
 export interface RebuildFlags {
   json?: boolean;
   dropOldAfter?: number;
+  /** Print nothing on stdout, only return the result (a caller printing one JSON document of its own). */
+  silent?: boolean;
 }
 
 /**
  * Runs a rebuild with a progress bar on a terminal (a line every 2 s otherwise), every poison event printed;
  * prints the result (JSON with `--json`). Used by `rebuild` and by `dead-letters redrive`.
  */
-export async function rebuildWithProgress(config: AppConfig, flags: RebuildFlags): Promise<void> {
+export async function rebuildWithProgress(config: AppConfig, flags: RebuildFlags): Promise<unknown> {
   const kafka = createKafka({
     brokers: config.KAFKA_BROKERS,
     clientId: `${config.KAFKA_CLIENT_ID}-rebuild`,
@@ -70,8 +72,10 @@ export async function rebuildWithProgress(config: AppConfig, flags: RebuildFlags
       },
     });
     bar?.stop();
+    const summary = { ...result, poison: dead };
+    if (flags.silent) return summary;
     if (flags.json) {
-      process.stdout.write(terminalJson({ ...result, poison: dead }) + '\n');
+      process.stdout.write(terminalJson(summary) + '\n');
     } else {
       process.stdout.write(
         `${result.switched ? 'switched to' : 'stopped building'} ${result.version.schema}` +
@@ -81,6 +85,7 @@ export async function rebuildWithProgress(config: AppConfig, flags: RebuildFlags
           `; ${result.deadLetters} poison event(s)${result.deadLetters ? ' (listed above; see `dead-letters list`)' : ''}\n`,
       );
     }
+    return summary;
   } catch (e) {
     bar?.stop();
     if (e instanceof TopicTruncatedError) throw new Error(e.message);

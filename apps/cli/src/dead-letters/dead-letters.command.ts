@@ -131,8 +131,7 @@ export class DeadLettersRedriveCommand extends CommandRunner {
       s = await this.commands.execute(
         new RedriveDeadLetters({ reason: flags.reason, id: flags.id }, 500, flags.chunkBytes),
       );
-      if (flags.json) process.stdout.write(terminalJson(s) + '\n');
-      else
+      if (!flags.json)
         process.stdout.write(
           `examined ${s.examined}: stored ${s.stored}, duplicates ${s.duplicate}, still invalid ${s.stillInvalid}` +
             `, refused by the database ${s.dbRejected}, already re-driven ${s.alreadyRedriven}` +
@@ -141,17 +140,20 @@ export class DeadLettersRedriveCommand extends CommandRunner {
     } finally {
       await this.database.close();
     }
-    if (s.needRebuild === 0) return;
+    // with --json, one document on stdout: the summary, and the rebuild's result when one ran
+    const json = (rebuild: unknown) =>
+      flags.json && process.stdout.write(terminalJson(rebuild === undefined ? s : { ...s, rebuild }) + '\n');
+    if (s.needRebuild === 0) return void json(undefined);
     if (flags.rebuild === false) {
       process.stderr.write(
         `${s.needRebuild} re-driven event(s) come before events of their key that are already applied: ` +
           'they take effect in their place at the next `rebuild`; until then answers leave them out\n',
       );
-      return;
+      return void json(undefined);
     }
     // applied now, they would not mean what the log means: a rebuild replays them in their place
     process.stderr.write(`rebuilding so that ${s.needRebuild} re-driven event(s) are applied in log order\n`);
-    await rebuildWithProgress(this.config, { json: flags.json });
+    json(await rebuildWithProgress(this.config, { json: flags.json, silent: flags.json }));
   }
 
   @Option({

@@ -180,8 +180,12 @@ describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
       await waitFor('dead letter', async () => (await db2.query('SELECT id FROM dead_letters')).length === 1);
 
       // the cause is fixed (a larger limit) and the dead letter re-driven: it comes before the archive
-      const out = await runCli(env2(db2), ['dead-letters', 'redrive']);
-      expect(out.stdout).toMatch(/after later events of their key \(for a rebuild\) 1/);
+      // with --json: one JSON document on stdout, the summary and the rebuild it ran (progress on stderr)
+      const out = await runCli(env2(db2), ['dead-letters', 'redrive', '--json']);
+      expect(JSON.parse(out.stdout)).toMatchObject({
+        needRebuild: 1,
+        rebuild: { switched: true, poison: [] },
+      });
       await db2.useActive();
       const flag = await db2.query<{ archived_at: Date | null }>(
         `SELECT archived_at FROM flag_state WHERE name = 'order-flag'`,

@@ -5,6 +5,8 @@ export interface StoredPosition {
   nextOffset: number;
   lastEventAt: string | null;
   updatedAt: string | null;
+  /** Seconds since the stored position last moved (the database's clock); null when never stored. */
+  idleSeconds?: number | null;
 }
 
 export interface PartitionStatus {
@@ -14,6 +16,7 @@ export interface PartitionStatus {
   lag: number;
   lastEventAt: string | null;
   updatedAt: string | null;
+  idleSeconds: number | null;
 }
 
 /** Lag per partition: high-water mark − stored next offset (nothing stored: from offset 0). Pure. */
@@ -28,6 +31,36 @@ export function partitionStatus(marks: PartitionWatermarks[], stored: StoredPosi
       lag: Math.max(0, m.high - (s?.nextOffset ?? 0)),
       lastEventAt: s?.lastEventAt ?? null,
       updatedAt: s?.updatedAt ?? null,
+      idleSeconds: s?.idleSeconds ?? null,
     };
   });
+}
+
+/** How long a partition may stay behind without its stored position moving (the projector's readiness default). */
+export const DEFAULT_STALL_SECONDS = 60;
+
+/**
+ * Why `status` fails as a check (empty when healthy): the consumer group has no member (no projector
+ * consumes), or a partition is stalled: behind (lag > 0) while its stored position has not moved for
+ * `stallSeconds`, or has never moved at all, and did not move on a second look (`moved`). Pure.
+ */
+export function statusProblems(
+  partitions: PartitionStatus[],
+  members: number,
+  stallSeconds = DEFAULT_STALL_SECONDS,
+  /** Partitions seen moving on a second look (a message that just arrived after a long idle time). */
+  moved: ReadonlySet<number> = new Set(),
+): string[] {
+  const problems: string[] = [];
+  if (members === 0) problems.push('the consumer group has no members: no projector is consuming');
+  for (const p of partitions) {
+    if (p.lag === 0 || moved.has(p.partition)) continue;
+    if (p.idleSeconds === null)
+      problems.push(`partition ${p.partition} is stalled: ${p.lag} message(s) behind, never consumed`);
+    else if (p.idleSeconds >= stallSeconds)
+      problems.push(
+        `partition ${p.partition} is stalled: ${p.lag} message(s) behind, no progress for ${Math.floor(p.idleSeconds)} s`,
+      );
+  }
+  return problems;
 }

@@ -4,18 +4,26 @@ import { AppConfig } from '@flaglens/config';
 import { createKafka, topicWatermarks } from '@flaglens/kafka';
 import { CliDatabase } from '../cli-database';
 import { DeadLettersReadModel } from '../dead-letters/dead-letters.read-model';
-import { partitionStatus, type StoredPosition } from './consumer-status';
+import { partitionStatus, statusProblems, type StoredPosition } from './consumer-status';
+
+/** The exit code of `status` when a partition is stalled or the consumer group is empty. */
+export const STATUS_UNHEALTHY = 3;
+const SECOND_LOOK_MS = 3000;
 import { terminalJson, terminalText } from '../terminal-text';
 import { PositionStore } from '@flaglens/source';
 
 /**
- * `status [--json]`: per partition the stored offset (active version, the live group), the high-water
- * mark, the lag and the last event time; the group's members and their partitions; the active projection
- * version; dead letters; the source connectors (their stored position and last status).
+ * `status [--json] [--stall-seconds <s>]`: per partition the stored offset (active version, the live group),
+ * the high-water mark, the lag and the last event time; the group's members and their partitions; the active
+ * projection version; dead letters; the source connectors (their stored position and last status).
+ *
+ * Usable as a check: exit code 3 (STATUS_UNHEALTHY) when the consumer group has no member or a partition is
+ * stalled (consumer-status.ts `statusProblems`), each problem on stderr (in `problems` with `--json`).
  */
 @Command({
   name: 'status',
-  description: 'Lag per partition, consumer group members, projection version, dead letters',
+  description:
+    'Lag per partition, consumer group members, projection version, dead letters; exit code 3 when a partition is stalled or the group has no member',
 })
 export class StatusCommand extends CommandRunner {
   constructor(
@@ -25,7 +33,7 @@ export class StatusCommand extends CommandRunner {
     super();
   }
 
-  async run(_: string[], flags: { json?: boolean }): Promise<void> {
+  async run(_: string[], flags: { json?: boolean; stallSeconds?: number }): Promise<void> {
     const { KAFKA_TOPIC: topic, KAFKA_GROUP_ID: group } = this.config;
     const kafka = createKafka({
       brokers: this.config.KAFKA_BROKERS,
@@ -38,23 +46,28 @@ export class StatusCommand extends CommandRunner {
       const [version] = (await db.query(
         `SELECT version, schema_name AS schema FROM public.projection_versions WHERE status = 'active'`,
       )) as { version: number; schema: string }[];
-      const stored = (
-        (await db.query(
-          `SELECT partition, next_offset, last_event_at, updated_at FROM projector_offsets
-            WHERE group_id = $1 AND topic = $2`,
-          [group, topic],
-        )) as {
-          partition: number;
-          next_offset: string;
-          last_event_at: Date | null;
-          updated_at: Date | null;
-        }[]
-      ).map((r): StoredPosition => ({
-        partition: r.partition,
-        nextOffset: Number(r.next_offset),
-        lastEventAt: r.last_event_at?.toISOString() ?? null,
-        updatedAt: r.updated_at?.toISOString() ?? null,
-      }));
+      const positions = async () =>
+        (
+          (await db.query(
+            `SELECT partition, next_offset, last_event_at, updated_at,
+                    EXTRACT(EPOCH FROM now() - updated_at)::float8 AS idle_seconds
+               FROM projector_offsets WHERE group_id = $1 AND topic = $2`,
+            [group, topic],
+          )) as {
+            partition: number;
+            next_offset: string;
+            last_event_at: Date | null;
+            updated_at: Date | null;
+            idle_seconds: number | null;
+          }[]
+        ).map((r): StoredPosition => ({
+          partition: r.partition,
+          nextOffset: Number(r.next_offset),
+          lastEventAt: r.last_event_at?.toISOString() ?? null,
+          updatedAt: r.updated_at?.toISOString() ?? null,
+          idleSeconds: r.idle_seconds,
+        }));
+      const stored = await positions();
       const deadLetters = await new DeadLettersReadModel(db).counts();
       const sources = (await PositionStore.list((sql) => db.query(sql) as Promise<unknown[]>)).map((x) => ({
         source: x.source,
@@ -85,8 +98,23 @@ export class StatusCommand extends CommandRunner {
           partitions: [...(assignment?.assignment[topic] ?? [])].sort((a, b) => a - b),
         };
       });
+      const stallSeconds = flags.stallSeconds ?? this.config.PROJECTOR_STALL_SECONDS;
+      let problems = statusProblems(partitions, members.length, stallSeconds);
+      if (problems.some((p) => p.startsWith('partition '))) {
+        // a partition idle for long may just have been sent a message: stalled only if it does not move
+        await new Promise((r) => setTimeout(r, SECOND_LOOK_MS));
+        const before = new Map(stored.map((p) => [p.partition, p.nextOffset]));
+        const moved = new Set(
+          (await positions()).filter((p) => before.get(p.partition) !== p.nextOffset).map((p) => p.partition),
+        );
+        problems = statusProblems(partitions, members.length, stallSeconds, moved);
+      }
+      // a check (cron, a probe, CI): a non-zero exit code when unhealthy, once the report is printed
+      if (problems.length > 0) process.exitCode = STATUS_UNHEALTHY;
       const status = {
         topic,
+        healthy: problems.length === 0,
+        problems,
         group: { id: group, state: g?.state ?? 'unknown', members },
         projectionVersion: version ? { version: version.version, schema: version.schema } : null,
         lag: partitions.reduce((n, p) => n + p.lag, 0),
@@ -98,6 +126,7 @@ export class StatusCommand extends CommandRunner {
         process.stdout.write(terminalJson(status) + '\n');
         return;
       }
+      for (const p of problems) process.stderr.write(`flaglens status: unhealthy: ${p}\n`);
       const out: string[] = [];
       out.push(
         `topic ${topic}, group ${group} (${status.group.state}), projection version ${version?.version ?? 'none'}`,
@@ -136,5 +165,16 @@ export class StatusCommand extends CommandRunner {
   @Option({ flags: '--json', description: 'print JSON' })
   parseJson(): boolean {
     return true;
+  }
+
+  @Option({
+    flags: '--stall-seconds <seconds>',
+    description:
+      'a partition behind whose position has not moved for this long is stalled (default PROJECTOR_STALL_SECONDS, 60)',
+  })
+  parseStallSeconds(v: string): number {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new Error('--stall-seconds takes a positive number of seconds');
+    return n;
   }
 }

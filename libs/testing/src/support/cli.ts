@@ -23,6 +23,20 @@ export async function runCli(
   );
 }
 
+/** Runs the operator CLI as `runCli` does, to its end whatever its exit code. */
+export async function runCliToExit(
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    return { code: 0, ...(await runCli(env, args)) };
+  } catch (e) {
+    const failed = e as { code?: unknown; stdout?: string; stderr?: string };
+    if (typeof failed.code !== 'number') throw e;
+    return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
 /** `token create` through the CLI; returns the secret (the only line on stdout). */
 export async function createToken(
   env: Record<string, string>,
