@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from '@flaglens/config';
-import { createKafka } from '@flaglens/kafka';
+import { createKafka, kafkaSecurity } from '@flaglens/kafka';
 import { MetricsRegistry } from '@flaglens/observability';
 import {
   ApiConnector,
@@ -73,6 +73,7 @@ export class SourceUnleashCommand extends CommandRunner {
 
     const kafka = createKafka({
       brokers: c.KAFKA_BROKERS,
+      security: kafkaSecurity(c),
       clientId: `${c.KAFKA_CLIENT_ID}-connector`,
       log: (level, message) => level === 'error' && log('warn', `kafka: ${message}`),
     });
