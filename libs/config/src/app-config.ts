@@ -16,6 +16,7 @@ import {
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/[^\s]+$/;
 const BROKER_LIST = /^[A-Za-z0-9.-]+:\d{1,5}(,[A-Za-z0-9.-]+:\d{1,5})*$/;
+const LISTEN_HOST = /^([A-Za-z0-9.-]{1,253}|[0-9A-Fa-f:.]{2,45})$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 const toInt = ({ value }: { value: unknown }) =>
@@ -109,7 +110,22 @@ export class AppConfig {
   @Max(65535)
   PROJECTOR_PORT = 4243;
 
-  /** The source connector's health and metrics port (127.0.0.1), while it follows an Unleash. */
+  /**
+   * The address the projector's /health and /metrics listen on: loopback by default, `::` (every interface)
+   * in the image (Dockerfile), so Prometheus and Kubernetes probes reach it from outside the container.
+   */
+  @Matches(LISTEN_HOST, {
+    message: 'must be an IP address or a host name (:: or 0.0.0.0 for every interface)',
+  })
+  PROJECTOR_HOST = '127.0.0.1';
+
+  /** The same for the source connector's /health and /metrics (CONNECTOR_PORT). */
+  @Matches(LISTEN_HOST, {
+    message: 'must be an IP address or a host name (:: or 0.0.0.0 for every interface)',
+  })
+  CONNECTOR_HOST = '127.0.0.1';
+
+  /** The source connector's health and metrics port (CONNECTOR_HOST), while it follows an Unleash. */
   @Transform(toInt)
   @IsInt()
   @Min(1)

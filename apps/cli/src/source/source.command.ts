@@ -130,8 +130,8 @@ export class SourceUnleashCommand extends CommandRunner {
             metrics,
           });
       if (http) {
-        await http.listen(c.CONNECTOR_PORT, '127.0.0.1');
-        log('info', `health and metrics on http://127.0.0.1:${c.CONNECTOR_PORT}`);
+        await http.listen(c.CONNECTOR_PORT, c.CONNECTOR_HOST);
+        log('info', `health and metrics on ${c.CONNECTOR_HOST}:${c.CONNECTOR_PORT}`);
       }
       log('info', `reading ${databaseUrl ? 'the database' : 'the API'} of Unleash into ${c.KAFKA_TOPIC}`);
       const summary = await connector.run();
