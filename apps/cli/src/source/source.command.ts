@@ -1,5 +1,6 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { INestApplication } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from '@flaglens/config';
@@ -95,6 +96,8 @@ export class SourceUnleashCommand extends CommandRunner {
       if (!flags.once) {
         http = await NestFactory.create(
           ConnectorHttpModule.forRoot({ logLevel: c.LOG_LEVEL, metricsToken: c.METRICS_TOKEN, handle }),
+          // Fastify, as the api and the projector (Nest's default, Express, is not a dependency)
+          new FastifyAdapter(),
           { bufferLogs: true },
         );
         http.useLogger(http.get(Logger));
