@@ -15,6 +15,15 @@ describe('loadConfig', () => {
     expect(c.ACCEPT_UNKNOWN_EVENT_TYPES).toBe(false);
     expect(c.CONNECTOR_PORT).toBe(4244);
     expect(c.UNLEASH_DATABASE_URL).toBeUndefined();
+    expect([c.PROJECTOR_HOST, c.CONNECTOR_HOST]).toEqual(['127.0.0.1', '127.0.0.1']);
+  });
+
+  it('the projector and connector bind addresses: an IP or a host name', () => {
+    expect(loadConfig({ PROJECTOR_HOST: '::', CONNECTOR_HOST: '0.0.0.0' })).toMatchObject({
+      PROJECTOR_HOST: '::',
+      CONNECTOR_HOST: '0.0.0.0',
+    });
+    expect(() => loadConfig({ PROJECTOR_HOST: 'http://x' })).toThrow(/PROJECTOR_HOST=/);
   });
 
   it('the source connector: its port and Unleash URLs are checked; a bad token or URL is not echoed', () => {
