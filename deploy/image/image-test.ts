@@ -19,11 +19,11 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { createKafka } from '@flaglens/kafka';
-import { createScratchUnleash, insertEvents } from '@flaglens/source/testing/scratch-unleash';
-import { createTestTopic, produce } from '../../test/support/test-kafka';
-import { flagEvent, toMessage } from '../../test/support/event-factory';
-import { freePort, httpGet } from '../../test/support/http';
-import { waitFor } from '../../test/support/wait-for';
+import { createScratchUnleash, insertEvents } from '@flaglens/testing/scratch-unleash';
+import { createTestTopic, produce } from '@flaglens/testing/support/test-kafka';
+import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 import { buildImageTree, type ImageConfig } from './dockerfile-emulator';
 
 const ROOT = join(__dirname, '..', '..');

@@ -2,12 +2,12 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { flagEvent, toMessage } from '../support/event-factory';
-import { freePort } from '../support/http';
-import { startStack, type Stack } from '../support/stack';
-import { activeSchema } from '../support/test-database';
-import { produce } from '../support/test-kafka';
-import { waitFor } from '../support/wait-for';
+import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
+import { freePort } from '@flaglens/testing/support/http';
+import { startStack, type Stack } from '@flaglens/testing/support/stack';
+import { activeSchema } from '@flaglens/testing/support/test-database';
+import { produce } from '@flaglens/testing/support/test-kafka';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 const ROOT = join(__dirname, '..', '..');
 const RULES = join(ROOT, 'ops', 'prometheus', 'alerts.yml');

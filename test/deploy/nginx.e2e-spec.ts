@@ -2,10 +2,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { installPeer, startPeer, type Peer } from '../../conformance/unleash-peer';
-import { spawnCli, type CliProcess } from '../support/cli';
-import { freePort } from '../support/http';
-import { startStack, type Stack } from '../support/stack';
-import { waitFor } from '../support/wait-for';
+import { spawnCli, type CliProcess } from '@flaglens/testing/support/cli';
+import { freePort } from '@flaglens/testing/support/http';
+import { startStack, type Stack } from '@flaglens/testing/support/stack';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 const ROOT = join(__dirname, '..', '..');
 const SHIPPED = join(ROOT, 'deploy', 'nginx');
