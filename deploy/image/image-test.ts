@@ -286,7 +286,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
+void main().then(
   () => process.exit(0),
   (e: Error) => {
     process.stderr.write(`[image-test] FAILED: ${e.message}\n`);
