@@ -11,8 +11,8 @@ const base = {
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
   testEnvironment: 'node',
   moduleNameMapper,
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.cache/'],
-  modulePathIgnorePatterns: ['<rootDir>/.cache/', '<rootDir>/dist/'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.cache/', '/.run/'],
+  modulePathIgnorePatterns: ['<rootDir>/.cache/', '<rootDir>/dist/', '<rootDir>/.run/'],
 };
 module.exports = {
   projects: [

@@ -16,6 +16,7 @@
  * creation failed.
  */
 import { Admin, ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { kafkaSecurityFromEnv } from '@flaglens/kafka';
 
 const MAX_MESSAGE_BYTES = 4194304;
 const EXPECTED_CONFIG: Record<string, string> = {
@@ -103,6 +104,8 @@ async function main(): Promise<void> {
     // Our own loop retries the connection; keep kafkajs quiet and its own retries short.
     retry: { retries: 3, initialRetryTime: 200, maxRetryTime: 1000 },
     logLevel: logLevel.NOTHING,
+    // TLS and SASL of the environment (KAFKA_SSL*, KAFKA_SASL*), as every other client
+    ...kafkaSecurityFromEnv(),
   });
 
   const started = Date.now();

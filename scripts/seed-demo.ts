@@ -2,14 +2,18 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
 import { loadConfigOrExit } from '@flaglens/config';
-import { createKafka, topicWatermarks } from '@flaglens/kafka';
+import { createKafka, topicWatermarks, kafkaSecurity } from '@flaglens/kafka';
 import { publishNdjson } from '../apps/cli/src/ndjson-publisher';
 
 const DEMO = join(__dirname, '..', 'test', 'fixtures', 'reference-sample');
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const kafka = createKafka({ brokers: config.KAFKA_BROKERS, clientId: 'flaglens-demo' });
+  const kafka = createKafka({
+    brokers: config.KAFKA_BROKERS,
+    clientId: 'flaglens-demo',
+    security: kafkaSecurity(config),
+  });
   const marks = await topicWatermarks(kafka, config.KAFKA_TOPIC);
   const existing = marks.reduce((n, p) => n + p.high - p.low, 0);
   if (existing > 0) {

@@ -10,7 +10,7 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '@flaglens/config';
-import { createKafka } from '@flaglens/kafka';
+import { createKafka, kafkaSecurity } from '@flaglens/kafka';
 import { generateHistory } from '@flaglens/testing/generate-history';
 import { publishNdjson } from '../apps/cli/src/ndjson-publisher';
 
@@ -62,6 +62,7 @@ async function main(): Promise<void> {
     const kafka = createKafka({
       brokers: config.KAFKA_BROKERS,
       clientId: `${config.KAFKA_CLIENT_ID}-simulate`,
+      security: kafkaSecurity(config),
     });
     const topic = f.topic ?? config.KAFKA_TOPIC;
     const summary = await publishNdjson(kafka, lines(), { topic });

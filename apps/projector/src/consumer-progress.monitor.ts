@@ -4,7 +4,14 @@ import { Database } from '@flaglens/persistence';
 import { AppConfig } from '@flaglens/config';
 import { topicWatermarks } from '@flaglens/kafka';
 import { assertSchemaName } from '@flaglens/persistence';
-import { PartitionProgress, ProjectorMetrics, withTimeout } from '@flaglens/observability';
+import {
+  clearRebuildProgress,
+  PartitionProgress,
+  ProjectorMetrics,
+  reportRebuildProgress,
+  withTimeout,
+} from '@flaglens/observability';
+import { rebuildGroupOf } from '@flaglens/pipeline';
 import { KAFKA } from './tokens';
 
 /** How often the lag is refreshed from the broker and Postgres, also while no batch arrives. */
@@ -24,6 +31,8 @@ export class ConsumerProgressMonitor implements OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
   private activeSchema: string | null = null;
+  /** The version a rebuild (CLI `rebuild`, another process) is building, while its progress is shown. */
+  private rebuilding: number | null = null;
   private closed = false;
 
   constructor(
@@ -79,10 +88,27 @@ export class ConsumerProgressMonitor implements OnApplicationShutdown {
     }
     if (marks.status === 'fulfilled') {
       for (const m of marks.value) this.progress.observeHigh(m.partition, m.high, now);
+      if (stored.status === 'fulfilled') this.publishRebuild(stored.value.building, marks.value);
     } else {
       this.log.warn({ msg: `high-water marks unavailable: ${String(marks.reason)}`, topic });
     }
     this.publish(now);
+  }
+
+  /**
+   * A rebuild runs in its own short-lived process (`flaglens rebuild`), which nobody scrapes: the projector,
+   * always scraped, reports its progress from the positions the rebuild stores (events applied so far and
+   * the high-water marks it must reach), for the dashboard's rebuild panel.
+   */
+  private publishRebuild(building: StoredPositions['building'], marks: { high: number }[]): void {
+    if (this.rebuilding !== null && this.rebuilding !== building?.version)
+      clearRebuildProgress(this.rebuilding);
+    this.rebuilding = building?.version ?? null;
+    if (!building) return;
+    reportRebuildProgress(building.version, {
+      applied: building.offsets.reduce((n, o) => n + o, 0),
+      target: marks.reduce((n, m) => n + m.high, 0),
+    });
   }
 
   private publish(now: number): void {
@@ -90,10 +116,7 @@ export class ConsumerProgressMonitor implements OnApplicationShutdown {
   }
 
   /** Stored positions of the active version, without waiting on locks (a stuck projector must not stall this). */
-  private async storedPositions(): Promise<{
-    schema: string;
-    rows: { partition: number; next_offset: string; last_event_at: Date | null }[];
-  }> {
+  private async storedPositions(): Promise<StoredPositions> {
     const client = await this.db.connect();
     try {
       await client.query('BEGIN');
@@ -108,8 +131,26 @@ export class ConsumerProgressMonitor implements OnApplicationShutdown {
         `SELECT partition, next_offset, last_event_at FROM ${schema}.projector_offsets WHERE group_id = $1 AND topic = $2`,
         [this.config.KAFKA_GROUP_ID, this.config.KAFKA_TOPIC],
       );
+      const building = await client.query<{ version: number; schema_name: string }>(
+        `SELECT version, schema_name FROM public.projection_versions WHERE status = 'building' ORDER BY version DESC LIMIT 1`,
+      );
+      let rebuild: StoredPositions['building'] = null;
+      if (building.rows.length > 0) {
+        const { version, schema_name } = building.rows[0];
+        // a version just registered may not have its tables yet: no progress then, the live lag still counts
+        await client.query('SAVEPOINT rebuild');
+        try {
+          const offsets = await client.query<{ next_offset: string }>(
+            `SELECT next_offset FROM ${assertSchemaName(schema_name)}.projector_offsets WHERE group_id = $1 AND topic = $2`,
+            [rebuildGroupOf(this.config.KAFKA_GROUP_ID, version), this.config.KAFKA_TOPIC],
+          );
+          rebuild = { version, offsets: offsets.rows.map((o) => Number(o.next_offset)) };
+        } catch {
+          await client.query('ROLLBACK TO SAVEPOINT rebuild');
+        }
+      }
       await client.query('COMMIT');
-      return { schema, rows: r.rows };
+      return { schema, rows: r.rows, building: rebuild };
     } catch (e) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw e;
@@ -117,4 +158,11 @@ export class ConsumerProgressMonitor implements OnApplicationShutdown {
       client.release();
     }
   }
+}
+
+interface StoredPositions {
+  schema: string;
+  rows: { partition: number; next_offset: string; last_event_at: Date | null }[];
+  /** The version being rebuilt, if any, and the next offsets its rebuild stored. */
+  building: { version: number; offsets: number[] } | null;
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
 import { AppConfig } from '@flaglens/config';
-import { createKafka, topicAvailability } from '@flaglens/kafka';
+import { createKafka, topicAvailability, kafkaSecurity } from '@flaglens/kafka';
 import { ProjectorMetrics } from '@flaglens/observability';
 import { BatchApplier, PartitionConsumer } from '@flaglens/pipeline';
 import { ConsumerProgressMonitor } from './consumer-progress.monitor';
@@ -44,6 +44,7 @@ export class LiveProjector implements OnApplicationBootstrap, OnApplicationShutd
     this.probe = createKafka({
       brokers: config.KAFKA_BROKERS,
       clientId: `${config.KAFKA_CLIENT_ID}-projector-probe`,
+      security: kafkaSecurity(config),
       retries: 0,
       log: () => undefined,
     });
@@ -136,6 +137,9 @@ export class LiveProjector implements OnApplicationBootstrap, OnApplicationShutd
           kind = 'consumer-start';
           problem = `the consumer could not start on ${brokers} (${(e as Error).message})`;
         }
+      } else if (availability.problem === 'authentication-failed') {
+        kind = availability.problem;
+        problem = `Kafka at ${brokers} refused the credentials (KAFKA_SASL_*): ${availability.detail}`;
       } else if (availability.problem === 'topic-missing') {
         kind = availability.problem;
         problem = `topic ${topic} does not exist at ${brokers}`;

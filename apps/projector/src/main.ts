@@ -22,7 +22,7 @@ export async function createProjectorApp(config: AppConfig): Promise<NestFastify
 async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit(); // fail fast, before any connection is attempted
   const app = await createProjectorApp(config);
-  await app.listen(config.PROJECTOR_PORT, '127.0.0.1');
+  await app.listen(config.PROJECTOR_PORT, config.PROJECTOR_HOST);
 }
 
 if (require.main === module) void bootstrap();

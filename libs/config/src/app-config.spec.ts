@@ -1,4 +1,8 @@
-import { ConfigError, loadConfig, redactUrl } from './app-config';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppConfig, ConfigError, kafkaTlsEnabled, loadConfig, redactUrl } from './app-config';
 
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
@@ -11,6 +15,15 @@ describe('loadConfig', () => {
     expect(c.ACCEPT_UNKNOWN_EVENT_TYPES).toBe(false);
     expect(c.CONNECTOR_PORT).toBe(4244);
     expect(c.UNLEASH_DATABASE_URL).toBeUndefined();
+    expect([c.PROJECTOR_HOST, c.CONNECTOR_HOST]).toEqual(['127.0.0.1', '127.0.0.1']);
+  });
+
+  it('the projector and connector bind addresses: an IP or a host name', () => {
+    expect(loadConfig({ PROJECTOR_HOST: '::', CONNECTOR_HOST: '0.0.0.0' })).toMatchObject({
+      PROJECTOR_HOST: '::',
+      CONNECTOR_HOST: '0.0.0.0',
+    });
+    expect(() => loadConfig({ PROJECTOR_HOST: 'http://x' })).toThrow(/PROJECTOR_HOST=/);
   });
 
   it('the source connector: its port and Unleash URLs are checked; a bad token or URL is not echoed', () => {
@@ -60,5 +73,76 @@ describe('loadConfig', () => {
     } catch (e) {
       expect(String(e)).not.toContain('secret');
     }
+  });
+
+  describe('Kafka security (TLS, SASL)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flaglens-config-'));
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const key = join(dir, 'client.key');
+    writeFileSync(key, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const notPem = join(dir, 'ca.crt');
+    writeFileSync(notPem, 'hello');
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const problems = (env: NodeJS.ProcessEnv): string[] => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (e) {
+        return (e as ConfigError).problems;
+      }
+    };
+
+    it('plaintext by default; TLS on with KAFKA_SSL=true or a KAFKA_SSL_*_FILE', () => {
+      expect(kafkaTlsEnabled(loadConfig({}))).toBe(false);
+      expect(kafkaTlsEnabled(loadConfig({ KAFKA_SSL: 'true' }))).toBe(true);
+      expect(kafkaTlsEnabled(Object.assign(new AppConfig(), { KAFKA_SSL_CA_FILE: '/ca.crt' }))).toBe(true);
+    });
+
+    it('SASL needs a mechanism, a user name and a password; the password is never echoed', () => {
+      expect(problems({ KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'u' })).toEqual([
+        'KAFKA_SASL_PASSWORD: required with KAFKA_SASL_MECHANISM=scram-sha-256',
+      ]);
+      expect(problems({ KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'hunter2' })[0]).toMatch(
+        /^KAFKA_SASL_MECHANISM: required/,
+      );
+      const bad = problems({
+        KAFKA_SASL_MECHANISM: 'gssapi',
+        KAFKA_SASL_USERNAME: 'u',
+        KAFKA_SASL_PASSWORD: 'hunter2',
+      });
+      expect(bad).toHaveLength(1);
+      expect(bad[0]).toMatch(/^KAFKA_SASL_MECHANISM="gssapi"/);
+      expect(bad.join()).not.toContain('hunter2');
+      expect(
+        loadConfig({ KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' })
+          .KAFKA_SASL_MECHANISM,
+      ).toBe('plain');
+    });
+
+    it('the files must exist and be PEM; a certificate needs its key; a wrong key passphrase fails', () => {
+      expect(problems({ KAFKA_SSL_CA_FILE: join(dir, 'missing.crt') })).toEqual([
+        `KAFKA_SSL_CA_FILE=${JSON.stringify(join(dir, 'missing.crt'))}: cannot be read (ENOENT)`,
+      ]);
+      expect(problems({ KAFKA_SSL_CA_FILE: notPem })[0]).toMatch(/not a readable PEM certificate/);
+      expect(problems({ KAFKA_SSL_CERT_FILE: notPem })).toContain(
+        'KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE: set both (mutual TLS) or neither',
+      );
+      expect(problems({ KAFKA_SSL_KEY_FILE: key, KAFKA_SSL_CERT_FILE: notPem })).toHaveLength(1);
+      expect(problems({ KAFKA_SSL: 'false', KAFKA_SSL_CA_FILE: notPem })[0]).toMatch(
+        /^KAFKA_SSL=false: contradicts/,
+      );
+      const encrypted = join(dir, 'encrypted.key');
+      writeFileSync(
+        encrypted,
+        privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'right' }),
+      );
+      const withCert = { KAFKA_SSL_CERT_FILE: notPem, KAFKA_SSL_KEY_FILE: encrypted };
+      expect(problems({ ...withCert, KAFKA_SSL_KEY_PASSWORD: 'wrong' }).join()).toMatch(
+        /KAFKA_SSL_KEY_FILE=.*wrong KAFKA_SSL_KEY_PASSWORD/,
+      );
+      expect(problems({ ...withCert, KAFKA_SSL_KEY_PASSWORD: 'right' }).join()).not.toMatch(
+        /KAFKA_SSL_KEY_FILE/,
+      );
+    });
   });
 });

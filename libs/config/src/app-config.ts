@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
@@ -14,6 +16,7 @@ import {
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/[^\s]+$/;
 const BROKER_LIST = /^[A-Za-z0-9.-]+:\d{1,5}(,[A-Za-z0-9.-]+:\d{1,5})*$/;
+const LISTEN_HOST = /^([A-Za-z0-9.-]{1,253}|[0-9A-Fa-f:.]{2,45})$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 const toInt = ({ value }: { value: unknown }) =>
@@ -55,6 +58,46 @@ export class AppConfig {
   @IsString()
   KAFKA_CLIENT_ID = 'flaglens';
 
+  /** TLS to the brokers, verified against the system CAs (or KAFKA_SSL_CA_FILE). On when a KAFKA_SSL_*_FILE is set. */
+  @Transform(toBool)
+  @IsOptional()
+  @IsBoolean()
+  KAFKA_SSL?: boolean;
+
+  /** PEM file of the CA(s) that signed the brokers' certificates (instead of the system CAs). */
+  @IsOptional()
+  @IsString()
+  KAFKA_SSL_CA_FILE?: string;
+
+  /** PEM client certificate for mutual TLS (with KAFKA_SSL_KEY_FILE). */
+  @IsOptional()
+  @IsString()
+  KAFKA_SSL_CERT_FILE?: string;
+
+  /** PEM private key of the client certificate (with KAFKA_SSL_CERT_FILE). */
+  @IsOptional()
+  @IsString()
+  KAFKA_SSL_KEY_FILE?: string;
+
+  /** Passphrase of an encrypted KAFKA_SSL_KEY_FILE (never logged). */
+  @IsOptional()
+  @IsString()
+  KAFKA_SSL_KEY_PASSWORD?: string;
+
+  /** SASL authentication: plain, scram-sha-256 or scram-sha-512 (with KAFKA_SASL_USERNAME and _PASSWORD). */
+  @IsOptional()
+  @IsIn(['plain', 'scram-sha-256', 'scram-sha-512'])
+  KAFKA_SASL_MECHANISM?: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+
+  @IsOptional()
+  @IsString()
+  KAFKA_SASL_USERNAME?: string;
+
+  /** Never logged. */
+  @IsOptional()
+  @IsString()
+  KAFKA_SASL_PASSWORD?: string;
+
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -67,7 +110,22 @@ export class AppConfig {
   @Max(65535)
   PROJECTOR_PORT = 4243;
 
-  /** The source connector's health and metrics port (127.0.0.1), while it follows an Unleash. */
+  /**
+   * The address the projector's /health and /metrics listen on: loopback by default, `::` (every interface)
+   * in the image (Dockerfile), so Prometheus and Kubernetes probes reach it from outside the container.
+   */
+  @Matches(LISTEN_HOST, {
+    message: 'must be an IP address or a host name (:: or 0.0.0.0 for every interface)',
+  })
+  PROJECTOR_HOST = '127.0.0.1';
+
+  /** The same for the source connector's /health and /metrics (CONNECTOR_PORT). */
+  @Matches(LISTEN_HOST, {
+    message: 'must be an IP address or a host name (:: or 0.0.0.0 for every interface)',
+  })
+  CONNECTOR_HOST = '127.0.0.1';
+
+  /** The source connector's health and metrics port (CONNECTOR_HOST), while it follows an Unleash. */
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -191,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
   }
   for (const key of [
+    ...KAFKA_SECURITY_KEYS,
     'DATABASE_READ_URL',
     'FLAGLENS_CLOCK',
     'METRICS_TOKEN',
@@ -202,20 +261,93 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const config = plainToInstance(AppConfig, raw, { exposeDefaultValues: true });
   const errors = validateSync(config, { forbidUnknownValues: false });
-  if (errors.length > 0) {
-    throw new ConfigError(
-      errors.map((e) => {
-        const value = (raw as Record<string, unknown>)[e.property];
-        const shown = e.property.includes('URL')
-          ? redactUrl(String(value))
-          : e.property.includes('TOKEN')
-            ? '***'
-            : JSON.stringify(value);
-        return `${e.property}=${shown}: ${Object.values(e.constraints ?? {}).join('; ')}`;
-      }),
+  const problems = errors.map((e) => {
+    const value = (raw as Record<string, unknown>)[e.property];
+    const shown = e.property.includes('URL')
+      ? redactUrl(String(value))
+      : /TOKEN|PASSWORD/.test(e.property)
+        ? '***'
+        : JSON.stringify(value);
+    return `${e.property}=${shown}: ${Object.values(e.constraints ?? {}).join('; ')}`;
+  });
+  if (problems.length === 0) problems.push(...kafkaSecurityProblems(config));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** The variables of the Kafka connection's security (TLS, SASL); all optional. */
+export const KAFKA_SECURITY_KEYS = [
+  'KAFKA_SSL',
+  'KAFKA_SSL_CA_FILE',
+  'KAFKA_SSL_CERT_FILE',
+  'KAFKA_SSL_KEY_FILE',
+  'KAFKA_SSL_KEY_PASSWORD',
+  'KAFKA_SASL_MECHANISM',
+  'KAFKA_SASL_USERNAME',
+  'KAFKA_SASL_PASSWORD',
+] as const;
+
+/** Whether the Kafka connection uses TLS: KAFKA_SSL=true, or any KAFKA_SSL_*_FILE set. */
+export function kafkaTlsEnabled(config: AppConfig): boolean {
+  return (
+    config.KAFKA_SSL === true ||
+    (config.KAFKA_SSL === undefined &&
+      Boolean(config.KAFKA_SSL_CA_FILE || config.KAFKA_SSL_CERT_FILE || config.KAFKA_SSL_KEY_FILE))
+  );
+}
+
+/**
+ * The combinations of the Kafka security variables, and the files they name: each file must be readable PEM
+ * (a certificate, a key that opens with its passphrase), so a wrong mount fails at start-up, not at the first
+ * connection. The messages name variables and paths, never a secret.
+ */
+function kafkaSecurityProblems(c: AppConfig): string[] {
+  const problems: string[] = [];
+  const anyFile = c.KAFKA_SSL_CA_FILE || c.KAFKA_SSL_CERT_FILE || c.KAFKA_SSL_KEY_FILE;
+  if (c.KAFKA_SSL === false && anyFile)
+    problems.push(
+      'KAFKA_SSL=false: contradicts the KAFKA_SSL_*_FILE variables set (remove one or the other)',
+    );
+  if (Boolean(c.KAFKA_SSL_CERT_FILE) !== Boolean(c.KAFKA_SSL_KEY_FILE))
+    problems.push('KAFKA_SSL_CERT_FILE and KAFKA_SSL_KEY_FILE: set both (mutual TLS) or neither');
+  if (c.KAFKA_SSL_KEY_PASSWORD && !c.KAFKA_SSL_KEY_FILE)
+    problems.push('KAFKA_SSL_KEY_PASSWORD=***: set without KAFKA_SSL_KEY_FILE');
+  const read = (name: string, path: string | undefined, check: (pem: string) => void): void => {
+    if (!path) return;
+    let pem: string;
+    try {
+      pem = readFileSync(path, 'utf8');
+    } catch (e) {
+      problems.push(
+        `${name}=${JSON.stringify(path)}: cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+      return;
+    }
+    try {
+      check(pem);
+    } catch {
+      problems.push(
+        `${name}=${JSON.stringify(path)}: not a readable PEM ${name.includes('KEY') ? 'private key (or a wrong KAFKA_SSL_KEY_PASSWORD)' : 'certificate'}`,
+      );
+    }
+  };
+  read('KAFKA_SSL_CA_FILE', c.KAFKA_SSL_CA_FILE, (pem) => void new X509Certificate(pem));
+  read('KAFKA_SSL_CERT_FILE', c.KAFKA_SSL_CERT_FILE, (pem) => void new X509Certificate(pem));
+  read('KAFKA_SSL_KEY_FILE', c.KAFKA_SSL_KEY_FILE, (pem) =>
+    createPrivateKey({ key: pem, format: 'pem', passphrase: c.KAFKA_SSL_KEY_PASSWORD }),
+  );
+  const sasl = [c.KAFKA_SASL_USERNAME, c.KAFKA_SASL_PASSWORD];
+  if (c.KAFKA_SASL_MECHANISM) {
+    if (!c.KAFKA_SASL_USERNAME)
+      problems.push(`KAFKA_SASL_USERNAME: required with KAFKA_SASL_MECHANISM=${c.KAFKA_SASL_MECHANISM}`);
+    if (!c.KAFKA_SASL_PASSWORD)
+      problems.push(`KAFKA_SASL_PASSWORD: required with KAFKA_SASL_MECHANISM=${c.KAFKA_SASL_MECHANISM}`);
+  } else if (sasl.some(Boolean)) {
+    problems.push(
+      'KAFKA_SASL_MECHANISM: required with KAFKA_SASL_USERNAME/KAFKA_SASL_PASSWORD (plain, scram-sha-256 or scram-sha-512)',
     );
   }
-  return config;
+  return problems;
 }
 
 /** Removes a password from a connection URL before it is printed. */

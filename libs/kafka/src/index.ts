@@ -1,2 +1,3 @@
 export * from './kafka-client';
 export * from './topic-admin';
+export * from './kafka-security';

@@ -1,4 +1,5 @@
 import { Kafka, logLevel, LogEntry, type ConsumerConfig, type ProducerConfig } from 'kafkajs';
+import { kafkaSecurityFromEnv, type KafkaSecurity } from './kafka-security';
 
 // the default (murmur2, Java-compatible) partitioner is the one we want; silence its migration notice
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
@@ -10,6 +11,11 @@ export interface KafkaClientOptions {
   log?: (level: 'error' | 'warn' | 'info' | 'debug', message: string, extra: Record<string, unknown>) => void;
   /** Retries of a failed request or connection (default 10, up to 10 s apart); 0 for a quick probe. */
   retries?: number;
+  /**
+   * TLS and SASL (kafkaSecurity(config)); by default those of the process environment (KAFKA_SSL*,
+   * KAFKA_SASL*), so every client of ours, tools included, connects the same way.
+   */
+  security?: KafkaSecurity;
 }
 
 const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -40,9 +46,12 @@ export function createKafka(opts: KafkaClientOptions): Kafka {
     opts.log ??
     ((level, message, extra) =>
       process.stderr.write(JSON.stringify({ level, msg: message, ...extra }) + '\n'));
+  const { ssl, sasl } = opts.security ?? kafkaSecurityFromEnv();
   return new NoAutoCreateKafka({
     clientId: opts.clientId,
     brokers: opts.brokers.split(',').map((b) => b.trim()),
+    ...(ssl ? { ssl } : {}),
+    ...(sasl ? { sasl } : {}),
     connectionTimeout: 5000,
     requestTimeout: 30000,
     retry: { initialRetryTime: 300, retries: opts.retries ?? 10, maxRetryTime: 10000 },

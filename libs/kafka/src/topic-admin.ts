@@ -22,7 +22,8 @@ export async function topicWatermarks(kafka: Kafka, topic: string): Promise<Part
 
 /** Whether a consumer of `topic` can start now, and if not, why (for a clear wait, not a crash). */
 export type TopicAvailability =
-  { ok: true } | { ok: false; problem: 'broker-unreachable' | 'topic-missing'; detail: string };
+  | { ok: true }
+  | { ok: false; problem: 'broker-unreachable' | 'topic-missing' | 'authentication-failed'; detail: string };
 
 /**
  * One quick look (give it a client with few retries and a silent log): does the broker answer, and does it
@@ -37,7 +38,11 @@ export async function topicAvailability(kafka: Kafka, topic: string): Promise<To
       ? { ok: true }
       : { ok: false, problem: 'topic-missing', detail: `topic ${topic} does not exist` };
   } catch (e) {
-    return { ok: false, problem: 'broker-unreachable', detail: (e as Error).message };
+    const error = e as Error;
+    // a wrong SASL password or mechanism: the broker answered and said no (KafkaJSSASLAuthenticationError)
+    if (error.name === 'KafkaJSSASLAuthenticationError')
+      return { ok: false, problem: 'authentication-failed', detail: error.message };
+    return { ok: false, problem: 'broker-unreachable', detail: error.message };
   } finally {
     await admin.disconnect().catch(() => undefined);
   }

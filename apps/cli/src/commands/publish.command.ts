@@ -1,7 +1,7 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { AppConfig } from '@flaglens/config';
-import { createKafka } from '@flaglens/kafka';
+import { createKafka, kafkaSecurity } from '@flaglens/kafka';
 import { publishNdjson } from '../ndjson-publisher';
 import { terminalJson, terminalText } from '../terminal-text';
 
@@ -26,6 +26,7 @@ export class PublishCommand extends CommandRunner {
     const topic = flags.topic ?? this.config.KAFKA_TOPIC;
     const kafka = createKafka({
       brokers: this.config.KAFKA_BROKERS,
+      security: kafkaSecurity(this.config),
       clientId: `${this.config.KAFKA_CLIENT_ID}-cli`,
       log: (level, message) => level === 'error' && process.stderr.write(`kafka: ${terminalText(message)}\n`),
     });

@@ -1,7 +1,7 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { Presets, SingleBar } from 'cli-progress';
 import { AppConfig } from '@flaglens/config';
-import { createKafka } from '@flaglens/kafka';
+import { createKafka, kafkaSecurity } from '@flaglens/kafka';
 import { runRebuild, TopicTruncatedError } from '@flaglens/pipeline';
 import { PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../../../migrations';
 import { terminalJson, terminalText } from '../terminal-text';
@@ -20,6 +20,7 @@ export interface RebuildFlags {
 export async function rebuildWithProgress(config: AppConfig, flags: RebuildFlags): Promise<unknown> {
   const kafka = createKafka({
     brokers: config.KAFKA_BROKERS,
+    security: kafkaSecurity(config),
     clientId: `${config.KAFKA_CLIENT_ID}-rebuild`,
     log: (level, message) => level === 'error' && process.stderr.write(`kafka: ${terminalText(message)}\n`),
   });

@@ -1,9 +1,10 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { INestApplication } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from '@flaglens/config';
-import { createKafka } from '@flaglens/kafka';
+import { createKafka, kafkaSecurity } from '@flaglens/kafka';
 import { MetricsRegistry } from '@flaglens/observability';
 import {
   ApiConnector,
@@ -73,6 +74,7 @@ export class SourceUnleashCommand extends CommandRunner {
 
     const kafka = createKafka({
       brokers: c.KAFKA_BROKERS,
+      security: kafkaSecurity(c),
       clientId: `${c.KAFKA_CLIENT_ID}-connector`,
       log: (level, message) => level === 'error' && log('warn', `kafka: ${message}`),
     });
@@ -94,6 +96,8 @@ export class SourceUnleashCommand extends CommandRunner {
       if (!flags.once) {
         http = await NestFactory.create(
           ConnectorHttpModule.forRoot({ logLevel: c.LOG_LEVEL, metricsToken: c.METRICS_TOKEN, handle }),
+          // Fastify, as the api and the projector (Nest's default, Express, is not a dependency)
+          new FastifyAdapter(),
           { bufferLogs: true },
         );
         http.useLogger(http.get(Logger));
@@ -129,8 +133,8 @@ export class SourceUnleashCommand extends CommandRunner {
             metrics,
           });
       if (http) {
-        await http.listen(c.CONNECTOR_PORT, '127.0.0.1');
-        log('info', `health and metrics on http://127.0.0.1:${c.CONNECTOR_PORT}`);
+        await http.listen(c.CONNECTOR_PORT, c.CONNECTOR_HOST);
+        log('info', `health and metrics on ${c.CONNECTOR_HOST}:${c.CONNECTOR_PORT}`);
       }
       log('info', `reading ${databaseUrl ? 'the database' : 'the API'} of Unleash into ${c.KAFKA_TOPIC}`);
       const summary = await connector.run();

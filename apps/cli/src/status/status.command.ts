@@ -1,7 +1,7 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { AssignerProtocol } from 'kafkajs';
 import { AppConfig } from '@flaglens/config';
-import { createKafka, topicWatermarks } from '@flaglens/kafka';
+import { createKafka, topicWatermarks, kafkaSecurity } from '@flaglens/kafka';
 import { CliDatabase } from '../cli-database';
 import { DeadLettersReadModel } from '../dead-letters/dead-letters.read-model';
 import { partitionStatus, statusProblems, type StoredPosition } from './consumer-status';
@@ -37,6 +37,7 @@ export class StatusCommand extends CommandRunner {
     const { KAFKA_TOPIC: topic, KAFKA_GROUP_ID: group } = this.config;
     const kafka = createKafka({
       brokers: this.config.KAFKA_BROKERS,
+      security: kafkaSecurity(this.config),
       clientId: `${this.config.KAFKA_CLIENT_ID}-cli`,
       log: () => undefined,
     });

@@ -21,7 +21,7 @@ export interface LocalKafka {
 
 export async function startLocalKafka(
   dir: string,
-  opts: { autoCreateTopics?: boolean; heap?: string } = {},
+  opts: { autoCreateTopics?: boolean; heap?: string; env?: Record<string, string> } = {},
 ): Promise<LocalKafka> {
   const port = await freePort();
   let controller = await freePort();
@@ -34,6 +34,7 @@ export async function startLocalKafka(
     KAFKA_BROKERS: `127.0.0.1:${port}`,
     KAFKA_AUTO_CREATE_TOPICS: opts.autoCreateTopics ? 'true' : 'false',
     ...(opts.heap ? { KAFKA_HEAP_OPTS: opts.heap } : {}),
+    ...opts.env,
   };
   const infra = async (...args: string[]) => {
     try {
