@@ -1,11 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
 import { loadConfig } from '@flaglens/config';
-import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '../../../../test/support/test-kafka';
-import { flagEvent, toMessage } from '../../../../test/support/event-factory';
-import { runCli } from '../../../../test/support/cli';
-import { waitFor } from '../../../../test/support/wait-for';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
+import { runCli } from '@flaglens/testing/support/cli';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 import { createProjectorApp } from '../../../projector/src/main';
 
 /** Dead letters re-driven after a configuration change are projected exactly once (real Kafka and Postgres). */
@@ -15,7 +15,8 @@ describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
   let topic: string;
   let dropTopic: () => Promise<void>;
   let app: INestApplication | undefined;
-  const GROUP = 'g-redrive';
+  // a group of its own per run: a member left over from an earlier run cannot delay the join
+  const GROUP = `g-redrive-${process.pid}-${Date.now()}`;
 
   beforeAll(async () => {
     kafka = testKafka();
