@@ -1,8 +1,8 @@
 /** Three test tiers, told apart by file name (see README "Tests"). */
 const moduleNameMapper = {
-  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability|source)$':
+  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability|source|testing)$':
     '<rootDir>/libs/$1/src',
-  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability|source)/(.*)$':
+  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability|source|testing)/(.*)$':
     '<rootDir>/libs/$1/src/$2',
 };
 const base = {
@@ -21,13 +21,13 @@ module.exports = {
       ...base,
       displayName: 'int',
       testMatch: ['<rootDir>/{apps,libs,scripts}/**/*.int-spec.ts'],
-      setupFilesAfterEnv: ['<rootDir>/test/support/jest-long-timeout.ts'],
+      setupFilesAfterEnv: ['<rootDir>/libs/testing/src/support/jest-long-timeout.ts'],
     },
     {
       ...base,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      setupFilesAfterEnv: ['<rootDir>/test/support/jest-long-timeout.ts'],
+      setupFilesAfterEnv: ['<rootDir>/libs/testing/src/support/jest-long-timeout.ts'],
     },
   ],
 };

@@ -24,13 +24,13 @@ import {
   allProjections,
   applyProjections,
   appendEvents,
-  generateHistory,
   InsightsReadModel,
   type SourcedEvent,
 } from '@flaglens/projections';
+import { generateHistory } from '@flaglens/testing/generate-history';
 import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
-import { freePort } from '../test/support/http';
-import { cliArgs } from '../test/support/cli-args';
+import { freePort } from '@flaglens/testing/support/http';
+import { cliArgs } from '@flaglens/testing/support/cli-args';
 
 const ROOT = join(__dirname, '..');
 const BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';

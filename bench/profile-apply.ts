@@ -9,9 +9,10 @@
 import 'reflect-metadata';
 import { Database, searchPathOption } from '@flaglens/persistence';
 import { eventKey } from '@flaglens/contract';
-import { allProjections, eventLogCopyChunk, generateHistory } from '@flaglens/projections';
+import { allProjections, eventLogCopyChunk } from '@flaglens/projections';
+import { generateHistory } from '@flaglens/testing/generate-history';
 import { BatchApplier, classifyMessages } from '@flaglens/pipeline';
-import { createTestDatabase } from '../test/support/test-database';
+import { createTestDatabase } from '@flaglens/testing/support/test-database';
 
 const args = process.argv.slice(2);
 const argValue = (name: string, dflt: number) => {

@@ -16,13 +16,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { DbConnector, SourceMetrics } from '@flaglens/source';
-import { createScratchUnleash, insertEvents } from '../libs/source/src/testing/scratch-unleash';
-import { createTestDatabase } from '../test/support/test-database';
-import { createTestTopic, testKafka } from '../test/support/test-kafka';
-import { createToken } from '../test/support/cli';
-import { httpGet } from '../test/support/http';
-import { startStack } from '../test/support/stack';
-import { waitFor } from '../test/support/wait-for';
+import { createScratchUnleash, insertEvents } from '@flaglens/testing/scratch-unleash';
+import { createTestDatabase } from '@flaglens/testing/support/test-database';
+import { createTestTopic, testKafka } from '@flaglens/testing/support/test-kafka';
+import { createToken } from '@flaglens/testing/support/cli';
+import { httpGet } from '@flaglens/testing/support/http';
+import { startStack } from '@flaglens/testing/support/stack';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -15,10 +15,10 @@
 import { Client } from 'pg';
 import { EVENT_TYPES } from '@flaglens/contract';
 import { topicWatermarks } from '@flaglens/kafka';
-import { createToken, runCli, spawnCli } from '../test/support/cli';
-import { freePort, httpGet } from '../test/support/http';
-import { startStack, type Stack } from '../test/support/stack';
-import { waitFor } from '../test/support/wait-for';
+import { createToken, runCli, spawnCli } from '@flaglens/testing/support/cli';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { startStack, type Stack } from '@flaglens/testing/support/stack';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 import { installPeer, startPeer, type Peer } from './unleash-peer';
 import { driveScenario, UnleashClient, type ScenarioResult } from './scenario';
 import { compareEventList, compareOverview, compareProfile, Tally } from './compare';

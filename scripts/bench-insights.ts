@@ -17,10 +17,10 @@ import {
   allProjections,
   applyProjections,
   appendEvents,
-  generateHistory,
   InsightsReadModel,
   type Projection,
 } from '@flaglens/projections';
+import { generateHistory } from '@flaglens/testing/generate-history';
 import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
 import { createApiApp } from '../apps/api/src/main';
 

@@ -14,13 +14,8 @@ import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { loadConfig } from '@flaglens/config';
 import { Database, migrateDatabase, searchPathOption } from '@flaglens/persistence';
-import {
-  allProjections,
-  appendEvents,
-  generateHistory,
-  OVERVIEW_SQL,
-  applyProjections,
-} from '@flaglens/projections';
+import { allProjections, appendEvents, OVERVIEW_SQL, applyProjections } from '@flaglens/projections';
+import { generateHistory } from '@flaglens/testing/generate-history';
 import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
 import { createApiApp } from '../apps/api/src/main';
 

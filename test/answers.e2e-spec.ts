@@ -3,10 +3,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { FlagEvent } from '@flaglens/contract';
-import { generateHistory } from '@flaglens/projections';
-import { createToken } from './support/cli';
-import { httpGet } from './support/http';
-import { startStack, type Stack } from './support/stack';
+import { generateHistory } from '@flaglens/testing/generate-history';
+import { createToken } from '@flaglens/testing/support/cli';
+import { httpGet } from '@flaglens/testing/support/http';
+import { startStack, type Stack } from '@flaglens/testing/support/stack';
 
 const PINNED = '2026-06-01T12:00:00.000Z';
 const FIXTURE = join(__dirname, 'fixtures', 'answers', 'simulated-history.json');

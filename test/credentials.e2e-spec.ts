@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from './support/test-database';
-import { BROKERS, createTestTopic } from './support/test-kafka';
-import { testKafka } from './support/test-kafka';
-import { createToken, runCli } from './support/cli';
-import { freePort, httpGet } from './support/http';
-import { startApp, stopApp } from './support/processes';
-import { waitFor } from './support/wait-for';
-import { FreezingProxy } from './support/freezing-proxy';
+import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
+import { BROKERS, createTestTopic } from '@flaglens/testing/support/test-kafka';
+import { testKafka } from '@flaglens/testing/support/test-kafka';
+import { createToken, runCli } from '@flaglens/testing/support/cli';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { startApp, stopApp } from '@flaglens/testing/support/processes';
+import { waitFor } from '@flaglens/testing/support/wait-for';
+import { FreezingProxy } from '@flaglens/testing/support/freezing-proxy';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample', 'events.ndjson');
 

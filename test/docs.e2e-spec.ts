@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { freePort, httpGet } from './support/http';
-import { startApp, stopApp } from './support/processes';
-import { waitFor } from './support/wait-for';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { startApp, stopApp } from '@flaglens/testing/support/processes';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 /** Swagger UI at /docs and its assets, served by @fastify/static (the running api, on this Node). */
 describe('api docs: Swagger UI and its static assets (running app)', () => {

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
-import { createToken } from './support/cli';
-import { produce } from './support/test-kafka';
-import { flagEvent, toMessage } from './support/event-factory';
-import { httpGet } from './support/http';
-import { startStack, type Stack } from './support/stack';
-import { waitFor } from './support/wait-for';
+import { createToken } from '@flaglens/testing/support/cli';
+import { produce } from '@flaglens/testing/support/test-kafka';
+import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
+import { httpGet } from '@flaglens/testing/support/http';
+import { startStack, type Stack } from '@flaglens/testing/support/stack';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
 

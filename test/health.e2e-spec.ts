@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { freePort, httpGet } from './support/http';
-import { startApp, stopApp } from './support/processes';
-import { tcpProxy, type TcpProxy } from './support/tcp-proxy';
-import { waitFor } from './support/wait-for';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { startApp, stopApp } from '@flaglens/testing/support/processes';
+import { tcpProxy, type TcpProxy } from '@flaglens/testing/support/tcp-proxy';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 /** The api's health endpoints as an unauthenticated caller sees them (the running app, real Postgres). */
 describe('api health (running app)', () => {

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { request } from 'node:http';
-import { createToken } from './support/cli';
-import { produce } from './support/test-kafka';
-import { httpGet } from './support/http';
-import { startStack, type Stack } from './support/stack';
+import { createToken } from '@flaglens/testing/support/cli';
+import { produce } from '@flaglens/testing/support/test-kafka';
+import { httpGet } from '@flaglens/testing/support/http';
+import { startStack, type Stack } from '@flaglens/testing/support/stack';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
 

@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateHistory, validateInsights } from '@flaglens/projections';
-import { createToken } from './support/cli';
-import { httpGet } from './support/http';
-import { startStack, type Stack } from './support/stack';
+import { validateInsights } from '@flaglens/testing/insights-shape';
+import { generateHistory } from '@flaglens/testing/generate-history';
+import { createToken } from '@flaglens/testing/support/cli';
+import { httpGet } from '@flaglens/testing/support/http';
+import { startStack, type Stack } from '@flaglens/testing/support/stack';
 
 const PINNED = '2026-06-01T12:00:00.000Z';
 

@@ -2,10 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { freePort, httpGet } from './support/http';
-import { startApp, stopApp } from './support/processes';
-import { waitFor } from './support/wait-for';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { startApp, stopApp } from '@flaglens/testing/support/processes';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 /** Whether a TCP connection to host:port is accepted. */
 function accepts(host: string, port: number): Promise<boolean> {

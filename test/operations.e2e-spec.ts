@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Kafka } from 'kafkajs';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from './support/test-kafka';
-import { flagEvent, toMessage } from './support/event-factory';
-import { freePort, httpGet } from './support/http';
-import { startApp, stopApp } from './support/processes';
-import { waitFor } from './support/wait-for';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { startApp, stopApp } from '@flaglens/testing/support/processes';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 /** Sum of the samples of `name` whose labels include `labels` (label order does not matter). */
 function sample(text: string, name: string, labels: Record<string, string>): number {

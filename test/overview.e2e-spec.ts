@@ -1,13 +1,13 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { testEvent } from '../libs/projections/src/testing-events';
+import { testEvent } from '@flaglens/testing/test-events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createToken } from './support/cli';
-import type { TestDatabase } from './support/test-database';
-import { httpGet } from './support/http';
-import { startStack, type Stack } from './support/stack';
-import { waitFor } from './support/wait-for';
+import { createToken } from '@flaglens/testing/support/cli';
+import type { TestDatabase } from '@flaglens/testing/support/test-database';
+import { httpGet } from '@flaglens/testing/support/http';
+import { startStack, type Stack } from '@flaglens/testing/support/stack';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
 const PINNED = '2026-11-22T09:01:00Z';

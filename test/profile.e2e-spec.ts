@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createToken, runCli } from './support/cli';
-import { produce } from './support/test-kafka';
-import { httpGet, HttpResult } from './support/http';
-import { startStack, type Stack } from './support/stack';
-import { waitFor } from './support/wait-for';
+import { createToken, runCli } from '@flaglens/testing/support/cli';
+import { produce } from '@flaglens/testing/support/test-kafka';
+import { httpGet, HttpResult } from '@flaglens/testing/support/http';
+import { startStack, type Stack } from '@flaglens/testing/support/stack';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
 

@@ -1,14 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import { topicWatermarks } from '@flaglens/kafka';
-import {
-  createScratchUnleash,
-  insertEvents,
-  type ScratchUnleash,
-} from '../libs/source/src/testing/scratch-unleash';
-import { runCli, spawnCli } from './support/cli';
-import { freePort, httpGet } from './support/http';
-import { startStack, type Stack } from './support/stack';
-import { waitFor } from './support/wait-for';
+import { createScratchUnleash, insertEvents, type ScratchUnleash } from '@flaglens/testing/scratch-unleash';
+import { runCli, spawnCli } from '@flaglens/testing/support/cli';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { startStack, type Stack } from '@flaglens/testing/support/stack';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 const ROWS = 60_000;
 const PASSWORD = 'sekret-pw-4711';

@@ -11,7 +11,6 @@ import {
 import { RedriveDeadLettersHandler } from './dead-letters/redrive-dead-letters.command';
 import { StatusCommand } from './status/status.command';
 import { PublishCommand } from './commands/publish.command';
-import { SimulateCommand } from './commands/simulate.command';
 import { RebuildCommand } from './commands/rebuild.command';
 import { SourceCommand, SourceUnleashCommand } from './source/source.command';
 import {
@@ -31,7 +30,6 @@ import {
     TokenCreateCommand,
     TokenListCommand,
     TokenRevokeCommand,
-    SimulateCommand,
     RebuildCommand,
     StatusCommand,
     DeadLettersCommand,

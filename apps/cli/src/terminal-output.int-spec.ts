@@ -1,9 +1,9 @@
 import type { Kafka } from 'kafkajs';
-import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '../../../test/support/test-kafka';
-import { flagEvent, toMessage } from '../../../test/support/event-factory';
-import { runCli } from '../../../test/support/cli';
-import { waitFor } from '../../../test/support/wait-for';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
+import { runCli } from '@flaglens/testing/support/cli';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 import { loadConfig } from '@flaglens/config';
 import { createProjectorApp } from '../../projector/src/main';
 

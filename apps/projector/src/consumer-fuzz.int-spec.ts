@@ -2,14 +2,14 @@ import type { INestApplication } from '@nestjs/common';
 import fc from 'fast-check';
 import type { Kafka } from 'kafkajs';
 import { loadConfig } from '@flaglens/config';
-import { eventLike } from '../../contract/src/testing/event-arbitraries';
-import { extremeEvent } from '../../contract/src/testing/extreme-events';
+import { eventLike } from '@flaglens/testing/event-arbitraries';
+import { extremeEvent } from '@flaglens/testing/extreme-events';
 import { eventKey } from '@flaglens/contract';
-import { createProjectorApp } from '../../../apps/projector/src/main';
-import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '../../../test/support/test-kafka';
-import { flagEvent, toMessage } from '../../../test/support/event-factory';
-import { waitFor } from '../../../test/support/wait-for';
+import { createProjectorApp } from './main';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 /**
  * Contract fuzzing through the real consumer path: random and mutated events and raw bytes, produced to a

@@ -5,17 +5,17 @@ import type { Kafka } from 'kafkajs';
 import { loadConfig } from '@flaglens/config';
 import { eventKey, type FlagEvent } from '@flaglens/contract';
 import { Database, searchPathOption } from '@flaglens/persistence';
-import { createProjectorApp } from '../../../../apps/projector/src/main';
-import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '../../../../test/support/test-kafka';
-import { waitFor } from '../../../../test/support/wait-for';
-import { identityChanges } from './identity-changes';
-import { IdentityState } from './identity-state';
-import { IdentityReadModel } from './identity.read-model';
-import { PersonalAccessTokens } from './personal-access-tokens';
-import { generateIdentityHistory } from './testing/identity-history';
+import { createProjectorApp } from './main';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import { waitFor } from '@flaglens/testing/support/wait-for';
+import { identityChanges } from '@flaglens/projections/identity/identity.logic';
+import { IdentityState } from '@flaglens/testing/identity-state';
+import { IdentityReadModel } from '@flaglens/projections/identity/identity.read-model';
+import { PersonalAccessTokens } from '@flaglens/projections/identity/personal-access-tokens';
+import { generateIdentityHistory } from '@flaglens/testing/identity-history';
 
-const SAMPLE = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'reference-sample');
+const SAMPLE = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'reference-sample');
 const sampleEvents = (): FlagEvent[] =>
   readFileSync(join(SAMPLE, 'events.ndjson'), 'utf8')
     .split('\n')

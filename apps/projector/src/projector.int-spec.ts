@@ -1,12 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
 import { loadConfig } from '@flaglens/config';
-import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '../../../test/support/test-kafka';
-import { flagEvent, toMessage } from '../../../test/support/event-factory';
-import { startApp, stopApp } from '../../../test/support/processes';
-import { freePort } from '../../../test/support/http';
-import { waitFor } from '../../../test/support/wait-for';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
+import { startApp, stopApp } from '@flaglens/testing/support/processes';
+import { freePort } from '@flaglens/testing/support/http';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 import { createProjectorApp } from './main';
 
 /** Real Kafka broker, real Postgres: the projector's exactly-once path. */

@@ -4,14 +4,15 @@ import { Client } from 'pg';
 import { loadConfig } from '@flaglens/config';
 import { eventKey } from '@flaglens/contract';
 import { ActiveVersionPool } from '@flaglens/persistence';
-import { EventLogReadModel, generateHistory } from '@flaglens/projections';
-import { allAnswers } from '../../../test/support/answers';
-import { createProjectorApp } from '../../../apps/projector/src/main';
+import { EventLogReadModel } from '@flaglens/projections';
+import { generateHistory } from '@flaglens/testing/generate-history';
+import { allAnswers } from '@flaglens/testing/support/answers';
+import { createProjectorApp } from './main';
 import { PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../../migrations';
-import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '../../../test/support/test-kafka';
-import { waitFor } from '../../../test/support/wait-for';
-import { runRebuild, type RebuildResult } from './rebuild';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import { waitFor } from '@flaglens/testing/support/wait-for';
+import { runRebuild, type RebuildResult } from '@flaglens/pipeline/rebuild';
 
 const NOW = new Date('2026-11-22T09:01:00Z');
 

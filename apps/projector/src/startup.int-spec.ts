@@ -1,13 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { AssignerProtocol, type Kafka, type PartitionAssigner } from 'kafkajs';
-import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '../../../test/support/test-kafka';
-import { flagEvent, toMessage } from '../../../test/support/event-factory';
-import { freePort, httpGet } from '../../../test/support/http';
-import { startApp, stopApp } from '../../../test/support/processes';
-import { tcpProxy } from '../../../test/support/tcp-proxy';
-import { waitFor } from '../../../test/support/wait-for';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { startApp, stopApp } from '@flaglens/testing/support/processes';
+import { tcpProxy } from '@flaglens/testing/support/tcp-proxy';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

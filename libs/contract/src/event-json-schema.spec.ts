@@ -14,7 +14,7 @@ import {
 } from './event-json-schema';
 import { EVENT_TYPES } from './event-types';
 import { parseEvent } from './parse-event';
-import { eventLike, sdkEventLike, viaJson } from './testing/event-arbitraries';
+import { eventLike, sdkEventLike, viaJson } from '@flaglens/testing/event-arbitraries';
 
 const REPO_ROOT = join(__dirname, '..', '..', '..');
 const SAMPLE_LINES = readFileSync(

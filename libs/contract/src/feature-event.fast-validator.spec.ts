@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fastValidateEvent } from './feature-event.fast-validator';
 import { validateFeatureEventWithDto } from './feature-event.validation';
-import { eventLike, sdkEventLike, viaJson } from './testing/event-arbitraries';
+import { eventLike, sdkEventLike, viaJson } from '@flaglens/testing/event-arbitraries';
 
 type Verdict = 'valid' | 'unknown-type' | 'invalid';
 

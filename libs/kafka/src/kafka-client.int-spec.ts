@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { startLocalKafka, type LocalKafka } from '../../../test/support/local-kafka';
+import { startLocalKafka, type LocalKafka } from '@flaglens/testing/support/local-kafka';
 import { createKafka } from './kafka-client';
 
 const ROOT = join(__dirname, '..', '..', '..');

@@ -1,8 +1,8 @@
 import type { PoolClient } from 'pg';
 import { Database } from '@flaglens/persistence';
 import { allProjections, type Projection, type SourcedEvent } from '@flaglens/projections';
-import { testEvent } from '@flaglens/projections/testing-events';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
+import { testEvent } from '@flaglens/testing/test-events';
+import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { BatchApplier } from './batch-applier';
 
 /**

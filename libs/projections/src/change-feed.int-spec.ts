@@ -1,11 +1,11 @@
 import type { FlagEvent } from '@flaglens/contract';
 import { Database, searchPathOption } from '@flaglens/persistence';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
+import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { applyProjections } from './apply-projections';
 import { deriveChanges, type Changes } from './change-feed';
 import { appendEvents } from './event-log/event-log.projection';
 import { allProjections } from './registry';
-import { testEvent } from './testing-events';
+import { testEvent } from '@flaglens/testing/test-events';
 
 /** What readers drop after a batch, as derived from the projections' declarations (real Postgres). */
 describe('changes derived from the projections` declarations', () => {

@@ -14,5 +14,4 @@ export * from './projects';
 export * from './sdk-usage';
 export * from './time-to-production';
 export * from './overview';
-export * from './simulate/generate-history';
 export * from './insights';

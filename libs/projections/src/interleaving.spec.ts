@@ -5,8 +5,8 @@ import { activityRows } from './project-activity/project-activity.logic';
 import { reduceProjectEnvs, type ProjectEnvRow } from './project-environments/project-environments.logic';
 import { latestEventPerProject, reduceProjects, type ProjectRow } from './projects/projects.logic';
 import { sdkUsage, type SdkSeen } from './sdk-usage/sdk-usage.logic';
-import { generateHistory, prng } from './simulate/generate-history';
-import { testEvent } from './testing-events';
+import { generateHistory, prng } from '@flaglens/testing/generate-history';
+import { testEvent } from '@flaglens/testing/test-events';
 import { enableRows } from './time-to-production/time-to-production.logic';
 
 /**

@@ -1,14 +1,14 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { parseEvent } from '@flaglens/contract';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database';
-import { createTestTopic, testKafka } from '../../../test/support/test-kafka';
-import { waitFor } from '../../../test/support/wait-for';
+import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
+import { createTestTopic, testKafka } from '@flaglens/testing/support/test-kafka';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 import { DbConnector, type DbConnectorOptions } from './db-connector';
 import { SourceError } from './errors';
 import { SourceMetrics } from './source-metrics';
 import { SDK_ID_BASE } from './sdk-events';
-import { createScratchUnleash, insertEvents, type ScratchUnleash } from './testing/scratch-unleash';
+import { createScratchUnleash, insertEvents, type ScratchUnleash } from '@flaglens/testing/scratch-unleash';
 
 interface Seen {
   id: number;

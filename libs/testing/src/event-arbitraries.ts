@@ -4,7 +4,7 @@
  * library's index).
  */
 import fc from 'fast-check';
-import { EVENT_TYPES } from '../event-types';
+import { EVENT_TYPES } from '@flaglens/contract/event-types';
 
 /** Marks a key to leave out of the generated object. */
 export const MISSING = Symbol('missing');

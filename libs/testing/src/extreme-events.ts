@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { MAX_EVENT_DEPTH, MAX_TEXT_LENGTH } from '../event-limits';
-import { EVENT_TYPES } from '../event-types';
-import { isWellFormedText } from '../well-formed-text.validator';
+import { MAX_EVENT_DEPTH, MAX_TEXT_LENGTH } from '@flaglens/contract/event-limits';
+import { EVENT_TYPES } from '@flaglens/contract/event-types';
+import { isWellFormedText } from '@flaglens/contract/well-formed-text.validator';
 
 /**
  * Events that pass (or nearly pass) the contract with extreme values: names of every Unicode plane and of the

@@ -1,5 +1,5 @@
 import { parseEvent } from '@flaglens/contract';
-import { generateHistory } from './generate-history';
+import { generateHistory } from '@flaglens/testing/generate-history';
 
 describe('simulated history', () => {
   const opts = {

@@ -5,8 +5,8 @@
  * user-type deletion carrying a groupId), archive/revive/delete, favourites. Ids increase in order.
  */
 import type { FlagEvent } from '@flaglens/contract';
-import { prng } from '../../simulate/generate-history';
-import { testKey } from '../../testing-events';
+import { prng } from '@flaglens/testing/generate-history';
+import { testKey } from '@flaglens/testing/test-events';
 
 /** Another order of the same events: per-key order kept (as Kafka does), keys interleaved at random. */
 export function interleave(events: FlagEvent[], seed: number): FlagEvent[] {

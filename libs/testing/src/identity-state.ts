@@ -6,12 +6,18 @@ import {
   RoleRef,
   roleRefKey,
   VIEWER_ROLE_ID,
-} from './identity-changes';
-import { DEFAULT_PROJECT, SEED_ROLES, SEED_USERS, SUBSCRIPTION_TYPES } from './identity-seed';
+} from '@flaglens/projections/identity/identity.logic';
+import {
+  DEFAULT_PROJECT,
+  SEED_ROLES,
+  SEED_USERS,
+  SUBSCRIPTION_TYPES,
+} from '@flaglens/projections/identity/identity-seed';
+import type { Profile } from '@flaglens/projections/identity/identity.read-model';
 
 /**
- * The identity read models in memory: the executable definition of the update rules (pure, no I/O).
- * `identity_apply` (SQL, identity-apply-function.migration.ts) implements exactly these rules on the tables of identity.migration.ts;
+ * The identity read models in memory: a test oracle of the update rules (pure, no I/O).
+ * `identity_apply` (SQL, libs/projections/src/identity/identity-apply.sql) implements exactly these rules on the tables of identity.migration.ts;
  * the integration test checks both agree on a generated history. Rows mirror those tables.
  *
  * Rule shared by every aggregate: a change is applied when `eventId >= last_event_id` of the aggregate
@@ -54,12 +60,6 @@ export interface MemberRow {
   roleId: number | null;
   roleName: string | null;
   createdAt: string;
-}
-export interface Profile {
-  projects: string[];
-  rootRole: { id: number; name: string; type: string; description: string | null };
-  subscriptions: string[];
-  features: never[];
 }
 
 const mk = (...parts: (string | number)[]) => JSON.stringify(parts);

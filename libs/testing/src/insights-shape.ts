@@ -1,4 +1,4 @@
-import type { InstanceInsights } from './insights.read-model';
+import type { InstanceInsights } from '@flaglens/projections';
 
 type Kind = 'number' | 'string' | 'date-time';
 const N: Kind = 'number';

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { prng } from './simulate/generate-history';
+import { prng } from '@flaglens/testing/generate-history';
 
 /** A test event with defaults (for the projections' unit tests). */
 export function testEvent(id: number, type: string, o: Partial<FlagEvent> = {}): FlagEvent {

@@ -1,4 +1,5 @@
-import { testEvent } from '../../../../libs/projections/src/testing-events';
+import { OverviewReference } from '@flaglens/testing/overview-reference';
+import { testEvent } from '@flaglens/testing/test-events';
 import type { FlagEvent } from '@flaglens/contract';
 import { AppConfig, Clock } from '@flaglens/config';
 import { Database, searchPathOption } from '@flaglens/persistence';
@@ -6,13 +7,13 @@ import {
   allProjections,
   applyProjections,
   appendEvents,
-  generateHistory,
   IdentityProjectAccessReader,
   IdentityReadModel,
   OverviewReadModel,
   type Changes,
 } from '@flaglens/projections';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { generateHistory } from '@flaglens/testing/generate-history';
+import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import type { ChangeHandler, ChangeListener } from '../read-db/change-listener.service';
 import type { ProjectionReads } from '../read-db/projection-reads.service';
 import { OverviewCache } from './overview.cache';
@@ -52,7 +53,7 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
   let ds: Database;
   let model: OverviewReadModel;
   /** A second instance for fresh computations, so the spy on `model` counts the handler's only. */
-  let reference: OverviewReadModel;
+  let reference: OverviewReference;
   let identity: IdentityReadModel;
 
   beforeAll(async () => {
@@ -65,7 +66,7 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     });
     identity = new IdentityReadModel(ds);
     model = new OverviewReadModel(ds, new IdentityProjectAccessReader(identity));
-    reference = new OverviewReadModel(ds, new IdentityProjectAccessReader(identity));
+    reference = new OverviewReference(ds, new IdentityProjectAccessReader(identity));
   });
   afterAll(async () => {
     await ds?.end();

@@ -1,4 +1,4 @@
-import { testEvent as ev } from '../testing-events';
+import { testEvent as ev } from '@flaglens/testing/test-events';
 import { reduceFeatureTypes } from '../feature-types/feature-types.logic';
 import { reduceEnvironments } from './environments.logic';
 

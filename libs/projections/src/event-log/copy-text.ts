@@ -8,10 +8,6 @@ export function copyField(v: string | number | boolean | null | undefined): stri
     : v;
 }
 
-export function copyRow(fields: (string | number | boolean | null | undefined)[]): string {
-  return fields.map(copyField).join('\t') + '\n';
-}
-
 /**
  * A text[] value in array literal syntax (each element quoted, `"` and `\` escaped), or null for an empty
  * list; pass the result through `copyField` for COPY.

@@ -1,6 +1,6 @@
 import { Pool, type PoolClient } from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
-import { testEvent } from '../testing-events';
+import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
+import { testEvent } from '@flaglens/testing/test-events';
 import { appendEvents } from './event-log.projection';
 import type { SourcedEvent } from '../projection';
 import { EventLogReadModel } from './event-log.read-model';

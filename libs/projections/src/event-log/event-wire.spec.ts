@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import { toWireJson, wireFromRawFields, wireFromStored } from './event-wire';
 import { eventLogCopyChunk, otherProjects } from './event-log.projection';
 import type { SourcedEvent } from '../projection';
-import { arrayLiteral, copyField, copyRow } from './copy-text';
+import { arrayLiteral, copyField } from './copy-text';
+
+const copyRow = (fields: (string | number | boolean | null | undefined)[]): string =>
+  fields.map(copyField).join('\t') + '\n';
 
 describe('toWireJson', () => {
   it('uses the reference key order and defaults tags to []', () => {

@@ -1,5 +1,5 @@
-import { generateHistory, prng } from '../simulate/generate-history';
-import { testEvent as ev } from '../testing-events';
+import { generateHistory, prng } from '@flaglens/testing/generate-history';
+import { testEvent as ev } from '@flaglens/testing/test-events';
 import { reduceFlagState, type FlagRow } from './flag-state.logic';
 
 const run = (events: ReturnType<typeof ev>[], start = new Map<string, FlagRow>()) => {

@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { FlagEvent } from '@flaglens/contract';
 import { EVERY, type Projection, type ProjectionContext, type SourcedEvent } from '../projection';
-import { identityChanges, isIdentityEvent, type IdentityChangeSet } from './identity-changes';
+import { identityChanges, isIdentityEvent, type IdentityChangeSet } from './identity.logic';
 import { applyIdentityChanges } from './identity.sql';
 
 /** Users, roles, groups, project memberships, favourites and the project states identity needs. */

@@ -1,7 +1,14 @@
 import type { RowQueryable } from '@flaglens/persistence';
-import { ADMIN_ROLE_ID, VIEWER_ROLE_ID } from './identity-changes';
+import { ADMIN_ROLE_ID, VIEWER_ROLE_ID } from './identity.logic';
 import { DEFAULT_PROJECT, SUBSCRIPTION_TYPES } from './identity-seed';
-import type { Profile } from './identity-state';
+
+/** The body of GET /api/admin/user/profile. */
+export interface Profile {
+  projects: string[];
+  rootRole: { id: number; name: string; type: string; description: string | null };
+  subscriptions: string[];
+  features: never[];
+}
 
 /** The role a membership row `m` points at: by id, or by name (the lowest id of a live role with it). */
 const ROLE_OF_MEMBER = `identity_roles r ON r.id = COALESCE(m.role_id,

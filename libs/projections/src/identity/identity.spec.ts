@@ -1,7 +1,7 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { accessGrants, identityChanges, IdentityChangeSet, idList } from './identity-changes';
-import { IdentityState } from './identity-state';
-import { generateIdentityHistory, interleave } from './testing/identity-history';
+import { accessGrants, identityChanges, IdentityChangeSet, idList } from './identity.logic';
+import { IdentityState } from '@flaglens/testing/identity-state';
+import { generateIdentityHistory, interleave } from '@flaglens/testing/identity-history';
 
 let nextId = 1;
 function ev(type: string, f: Partial<FlagEvent> = {}): FlagEvent {

@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { IdentityChange, IdentityChangeSet, roleRefKey } from './identity-changes';
+import { IdentityChange, IdentityChangeSet, roleRefKey } from './identity.logic';
 
 /** One change as `identity_apply` reads it (identity-apply-function.migration.ts). */
 function wireChange(ch: IdentityChange, eventId: number, at: string): Record<string, unknown> {

@@ -2,4 +2,3 @@ export * from './insights.logic';
 export * from './insights.migration';
 export * from './insights.projection';
 export * from './insights.read-model';
-export * from './insights.schema';

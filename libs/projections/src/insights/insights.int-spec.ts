@@ -1,14 +1,14 @@
-import { interleavedBatches, testEvent } from '../testing-events';
+import { interleavedBatches, testEvent } from '@flaglens/testing/test-events';
 import type { FlagEvent } from '@flaglens/contract';
 import { Database, searchPathOption } from '@flaglens/persistence';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { appendEvents } from '../event-log/event-log.projection';
 import { allProjections } from '../registry';
 import { applyProjections } from '../apply-projections';
-import { generateHistory } from '../simulate/generate-history';
+import { generateHistory } from '@flaglens/testing/generate-history';
 import { IdentityReadModel } from '../identity/identity.read-model';
 import { InsightsReadModel, type InstanceInsights } from './insights.read-model';
-import { validateInsights } from './insights.schema';
+import { validateInsights } from '@flaglens/testing/insights-shape';
 
 async function applyBatches(ds: Database, batches: FlagEvent[][]): Promise<void> {
   const c = await ds.connect();

@@ -1,5 +1,5 @@
 import { reduceFlagState } from '../flag-state/flag-state.logic';
-import { testEvent as ev } from '../testing-events';
+import { testEvent as ev } from '@flaglens/testing/test-events';
 import fc from 'fast-check';
 import { insightsChanges, isoWeekId, weekStart } from './insights.logic';
 import { utcDay } from '../shared';

@@ -1,6 +1,6 @@
 import type { RowQueryable } from '@flaglens/persistence';
 import { healthRating } from '../overview/overview.read-model';
-import { firstProductionEnable } from '../time-to-production/first-production-enable.sql';
+import { firstProductionEnable } from '../time-to-production/first-production-enable.read-model';
 
 export interface UserTrend {
   date: string;

@@ -1,2 +1,2 @@
 export * from './overview.read-model';
-export * from './overview.rules';
+export * from './overview.logic';

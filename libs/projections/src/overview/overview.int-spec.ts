@@ -1,16 +1,17 @@
 import type { FlagEvent } from '@flaglens/contract';
 import { Database, searchPathOption } from '@flaglens/persistence';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/test-database';
+import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { appendEvents } from '../event-log/event-log.projection';
-import { IdentityProjectAccessReader } from '../identity/identity-project-access.reader';
+import { IdentityProjectAccessReader } from '../identity/project-access.read-model';
 import { IdentityReadModel } from '../identity/identity.read-model';
 import { allProjections } from '../registry';
 import { applyProjections } from '../apply-projections';
-import { generateHistory, prng } from '../simulate/generate-history';
-import { interleavedBatches } from '../testing-events';
+import { generateHistory, prng } from '@flaglens/testing/generate-history';
+import { interleavedBatches } from '@flaglens/testing/test-events';
 import { reduceFlagState } from '../flag-state/flag-state.logic';
-import { healthRating, OverviewReadModel } from './overview.read-model';
-import { inCurrentWindow, inPastWindow, isPotentiallyStale } from './overview.rules';
+import { healthRating } from './overview.read-model';
+import { OverviewReference } from '@flaglens/testing/overview-reference';
+import { inCurrentWindow, inPastWindow, isPotentiallyStale } from './overview.logic';
 
 /** Projections on real Postgres, applied as the projector does (event log first, one transaction per batch). */
 const TABLES = [
@@ -60,7 +61,7 @@ async function dump(db: TestDatabase): Promise<Record<string, unknown[]>> {
 describe('overview projections (real Postgres)', () => {
   const dbs: TestDatabase[] = [];
   const sources: Database[] = [];
-  async function fresh(label: string): Promise<{ db: TestDatabase; ds: Database; model: OverviewReadModel }> {
+  async function fresh(label: string): Promise<{ db: TestDatabase; ds: Database; model: OverviewReference }> {
     const db = await createTestDatabase(label);
     const ds = new Database({
       url: db.url,
@@ -73,7 +74,7 @@ describe('overview projections (real Postgres)', () => {
     return {
       db,
       ds,
-      model: new OverviewReadModel(ds, new IdentityProjectAccessReader(new IdentityReadModel(ds))),
+      model: new OverviewReference(ds, new IdentityProjectAccessReader(new IdentityReadModel(ds))),
     };
   }
   afterAll(async () => {
@@ -91,7 +92,7 @@ describe('overview projections (real Postgres)', () => {
     end: END,
   });
 
-  async function overviews(model: OverviewReadModel): Promise<unknown[]> {
+  async function overviews(model: OverviewReference): Promise<unknown[]> {
     const ids = ['default', 'sim-project-1', 'sim-project-2', 'sim-project-3'];
     return Promise.all(ids.map((id) => model.overview(id, new Date(END), 3)));
   }

@@ -1,5 +1,5 @@
 import { healthRating } from './overview.read-model';
-import { inCurrentWindow, inPastWindow, isPotentiallyStale } from './overview.rules';
+import { inCurrentWindow, inPastWindow, isPotentiallyStale } from './overview.logic';
 
 const NOW = new Date('2026-11-22T09:01:00.000Z');
 const before = (ms: number) => new Date(NOW.getTime() - ms).toISOString();

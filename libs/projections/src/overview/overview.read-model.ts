@@ -1,6 +1,6 @@
 import { isReadPool, type ReadPool, type RowQueryable } from '@flaglens/persistence';
 import { averageTimeToProduction } from '../time-to-production/time-to-production.logic';
-import { firstProductionEnable } from '../time-to-production/first-production-enable.sql';
+import { firstProductionEnable } from '../time-to-production/first-production-enable.read-model';
 
 /** Memberships and favourites, as the identity read model will provide them. */
 export interface ProjectAccessSummary {
@@ -200,24 +200,11 @@ export class OverviewReadModel {
   }
 
   /**
-   * The response body (keys in the reference's order), or null when the project does not exist.
+   * The caller-independent overview of a project (favorite false; the api adds the caller's favorite), keys
+   * in the reference's order, with the instant until which it is exact; null when the project does not exist.
    * `archivedFlags`: the reference's undeclared `?archived=` query (semantics §3, any non-empty value): then
    * `featureTypeCounts` counts the project's archived flags instead of its live ones; nothing else changes.
    */
-  async overview(
-    projectId: string,
-    now: Date,
-    userId: number | null,
-    archivedFlags = false,
-  ): Promise<Record<string, unknown> | null> {
-    const [snapshot, favorite] = await Promise.all([
-      this.snapshot(projectId, now, archivedFlags),
-      userId === null ? false : this.access.favorite(projectId, userId),
-    ]);
-    return snapshot && withFavorite(snapshot.body, favorite);
-  }
-
-  /** The caller-independent part of `overview` (favorite false), with the instant until which it is exact. */
   async snapshot(projectId: string, now: Date, archivedFlags = false): Promise<OverviewSnapshot | null> {
     const rows = await this.rows(projectId, now, archivedFlags);
     const r = rows[0];

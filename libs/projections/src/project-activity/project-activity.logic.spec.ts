@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { testEvent } from '../testing-events';
+import { testEvent } from '@flaglens/testing/test-events';
 import { activityRows, dailyCounts } from './project-activity.logic';
 
 describe('dailyCounts', () => {

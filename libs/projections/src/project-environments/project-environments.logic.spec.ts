@@ -1,4 +1,4 @@
-import { testEvent as ev } from '../testing-events';
+import { testEvent as ev } from '@flaglens/testing/test-events';
 import { reduceProjectEnvs } from './project-environments.logic';
 
 describe('project environments update logic', () => {

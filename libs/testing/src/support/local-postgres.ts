@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from './http';
+import { freePort } from '@flaglens/testing/support/http';
 
 /**
  * A Postgres cluster of one's own (the chaos run restarts it): `initdb` into `dir` on a free loopback port,

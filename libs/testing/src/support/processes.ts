@@ -2,7 +2,7 @@ import { ChildProcess, spawn, type StdioOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..', '..', '..', '..');
 
 /** Starts one of the apps as a real process (ts-node, transpile-only), with the given environment. */
 export function startApp(

@@ -1,12 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
-import { createTestDatabase, TestDatabase } from './test-database';
-import { BROKERS, createTestTopic, testKafka } from './test-kafka';
-import { freePort, httpGet } from './http';
-import { runCli } from './cli';
-import { startApp, stopApp } from './processes';
-import { waitFor } from './wait-for';
+import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
+import { BROKERS, createTestTopic, testKafka } from '@flaglens/testing/support/test-kafka';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { runCli } from '@flaglens/testing/support/cli';
+import { startApp, stopApp } from '@flaglens/testing/support/processes';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 /** The whole system for one e2e file: a fresh database and topic, the projector and the api as processes. */
 export interface Stack {

@@ -1,5 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { freePort } from './http';
+import { freePort } from '@flaglens/testing/support/http';
 
 /**
  * A loopback TCP forwarder to a real server (Postgres, a Kafka broker's bootstrap port): tests point an app

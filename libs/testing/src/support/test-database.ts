@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { activeVersion, assertSchemaName, migrateDatabase } from '@flaglens/persistence';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../migrations';
+import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../../../migrations';
 
 const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
 
