@@ -1,3 +1,4 @@
+import { isoText } from '../keyed-rows';
 import { isReadPool, type ReadPool, type RowQueryable } from '@flaglens/persistence';
 import { averageTimeToProduction } from '../time-to-production/time-to-production.logic';
 import { firstProductionEnable } from '../time-to-production/first-production-enable.read-model';
@@ -100,7 +101,7 @@ export const withFavorite = (body: Record<string, unknown>, favorite: boolean): 
   favorite,
 });
 
-const ISO = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const ISO = isoText;
 
 /**
  * Everything of the overview but memberships in one statement (index lookups on the project's rows; the
