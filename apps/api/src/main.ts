@@ -9,6 +9,7 @@ import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { HttpMetrics } from '@flaglens/observability';
 import { AppModule } from './app.module';
 import { ignoreRequestBodies, rejectBadUrl } from './common/fastify-edges';
+import { API_SERVER_OPTIONS, tuneServer } from './common/server-options';
 
 /**
  * The api runs on Fastify (not Express): its router and reply path cost a fraction of Express's per
@@ -17,16 +18,8 @@ import { ignoreRequestBodies, rejectBadUrl } from './common/fastify-edges';
  */
 export function apiAdapter(): FastifyAdapter {
   return new FastifyAdapter({
-    routerOptions: {
-      // as the reference (Express): a trailing slash and the path's letter case do not matter
-      ignoreTrailingSlash: true,
-      caseSensitive: false,
-      // flag names and project ids are not length-limited by the reference; Fastify's default is 100
-      maxParamLength: 8_192,
-    },
-    // a slow or stuck client cannot hold a connection forever
-    requestTimeout: 30_000,
-    connectionTimeout: 60_000,
+    ...API_SERVER_OPTIONS,
+    routerOptions: { ...API_SERVER_OPTIONS.routerOptions },
     // a malformed percent-escape in the path: 400 in the reference's envelope (it answers a stack trace)
     frameworkErrors: rejectBadUrl,
   });
@@ -78,9 +71,7 @@ async function bootstrap(): Promise<void> {
       `FLAGLENS_AUTH=off: every request is served as the admin, so the api listens on loopback only (${bound.join(', ')})`,
     );
   }
-  const server = app.getHttpServer();
-  server.headersTimeout = 15_000;
-  server.maxHeadersCount = 100;
+  tuneServer(app.getHttpServer());
 }
 
 if (require.main === module) void bootstrap();
