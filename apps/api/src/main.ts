@@ -8,6 +8,7 @@ import { Logger } from 'nestjs-pino';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { HttpMetrics } from '@flaglens/observability';
 import { AppModule } from './app.module';
+import { CachedReads } from './auth/cached-reads';
 import { ignoreRequestBodies, rejectBadUrl } from './common/fastify-edges';
 import { API_SERVER_OPTIONS, tuneServer } from './common/server-options';
 
@@ -26,7 +27,15 @@ export function apiAdapter(): FastifyAdapter {
 }
 
 export async function createApiApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), apiAdapter(), {
+  const adapter = apiAdapter();
+  // before Nest registers its middleware (NestFactory.create), so that a cached answer to a cached caller is
+  // sent with helmet's headers and without the Nest pipeline nor its per-request logging (auth/cached-reads.ts)
+  const instance = adapter.getInstance();
+  // secure defaults for a JSON api; Swagger UI at /docs needs its inline script and styles
+  await instance.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
+  let cachedReads: CachedReads | undefined;
+  instance.addHook('onRequest', async (req, reply) => cachedReads?.onRequest(req, reply));
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bodyParser: false,
     bufferLogs: true,
   });
@@ -34,8 +43,9 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   const fastify = app.getHttpAdapter().getInstance();
   app.get(HttpMetrics).register(fastify); // times every request, 400s and 401s included
   ignoreRequestBodies(fastify); // every route is a GET: a body is read (bounded) and dropped
-  // secure defaults for a JSON api; Swagger UI at /docs needs its inline script and styles
-  await app.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
+  const reads = app.get(CachedReads);
+  reads.register(fastify);
+  cachedReads = reads;
   app.enableShutdownHooks();
   const doc = new DocumentBuilder()
     .setTitle('flaglens')

@@ -4,7 +4,7 @@ import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags }
 import type { FastifyReply } from 'fastify';
 import { sendJson } from '../common/json-body';
 import { badData } from '../common/unleash-errors';
-import { GetInsightsQuery } from './get-insights.query';
+import { EXECUTIVE_HEADERS, GetInsightsQuery } from './get-insights.query';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { InstanceInsightsDoc } from './insights.docs';
 
@@ -55,8 +55,7 @@ export class InsightsController {
   @ApiOkResponse({ type: InstanceInsightsDoc })
   async executive(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetInsightsQuery({ from: null, to: null }, userId));
-    res.header('Deprecation', 'true');
-    res.header('Link', '</api/admin/insights>; rel="successor-version"');
+    void res.headers(EXECUTIVE_HEADERS);
     sendJson(res, body);
   }
 }

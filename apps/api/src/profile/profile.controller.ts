@@ -3,7 +3,7 @@ import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
-import { sendJsonText } from '../common/json-body';
+import { sendJson } from '../common/json-body';
 import { GetProfileQuery } from './get-profile.query';
 
 /** OpenAPI description of the profile (api-spec 2.3, 2.11). Documentation only. */
@@ -31,6 +31,6 @@ export class ProfileController {
   @ApiOkResponse({ type: ProfileDoc })
   async profile(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetProfileQuery(userId));
-    sendJsonText(res, body);
+    sendJson(res, body);
   }
 }
