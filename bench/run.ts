@@ -34,6 +34,8 @@ import { activeSchema, createTestDatabase } from '@flaglens/testing/support/test
 import { createTestTopic } from '@flaglens/testing/support/test-kafka';
 import { freePort, httpGet } from '@flaglens/testing/support/http';
 import { load, loadTool, type LoadTool } from './load';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { BR_OPTIONS, GZIP_OPTIONS, MIN_COMPRESSED_BYTES } from '../apps/api/src/common/json-body';
 import { cliArgs } from '@flaglens/testing/support/cli-args';
 import { startBuiltApp } from '@flaglens/testing/support/processes';
 
@@ -379,7 +381,52 @@ async function main(): Promise<void> {
       ],
       ['GET /api/admin/user/profile', '/api/admin/user/profile'],
       ['GET /api/admin/dashboard/executive', '/api/admin/dashboard/executive'],
+      // compressed once per cache entry, chosen by Accept-Encoding; the floor sends a body of the compressed size
+      [
+        `GET /api/admin/events/{${BIG_FLAG_EVENTS}-event flag}, Accept-Encoding: gzip, br`,
+        '/api/admin/events/flag-big',
+        'gzip, br',
+      ],
+      [
+        `GET /api/admin/events/{${BIG_FLAG_EVENTS}-event flag}, Accept-Encoding: gzip`,
+        '/api/admin/events/flag-big',
+        'gzip',
+      ],
     ];
+    // what compression gives and costs, per body: the api's zlib settings, on this machine, in the bench's
+    // process (the api computes each form once per cache entry, in zlib's thread pool)
+    result.compression = [];
+    for (const [endpoint, path, encoding] of endpoints) {
+      if (encoding) continue;
+      const body = (await httpGetRaw(port, path, headers)).body;
+      if (body.length < MIN_COMPRESSED_BYTES) continue;
+      const cost = (f: () => Buffer): [Buffer, number] => {
+        const times: number[] = [];
+        let out: Buffer = Buffer.alloc(0);
+        for (let i = 0; i < 5; i++) {
+          const t = process.hrtime.bigint();
+          out = f();
+          times.push(Number(process.hrtime.bigint() - t) / 1e6);
+        }
+        return [out, Number(pct(times, 50).toFixed(2))];
+      };
+      const [gz, gzipMs] = cost(() => gzipSync(body, GZIP_OPTIONS));
+      const [br, brMs] = cost(() => brotliCompressSync(body, BR_OPTIONS));
+      const row = {
+        endpoint,
+        bytes: body.length,
+        gzipBytes: gz.length,
+        gzipRatio: Number((body.length / gz.length).toFixed(1)),
+        gzipMs,
+        brBytes: br.length,
+        brRatio: Number((body.length / br.length).toFixed(1)),
+        brMs,
+      };
+      result.compression.push(row);
+      console.log(
+        `[bench] compression of ${endpoint} (${row.bytes} B): gzip ${row.gzipBytes} B (×${row.gzipRatio}) in ${gzipMs} ms, br ${row.brBytes} B (×${row.brRatio}) in ${brMs} ms`,
+      );
+    }
     // the floor: a bare authenticated Fastify route (bench/floor-server.ts) answering a body of the endpoint's
     // size, loaded by the same tool with the same connections, taking turns with the endpoint
     const floorPort = await freePort();
@@ -631,6 +678,17 @@ interface Result {
   freshness: Record<string, number>;
   reads: ReadRow[];
   readsTool?: LoadTool;
+  /** each large body's gzip and br forms (the api's settings): sizes, ratios, and the CPU ms to compute them */
+  compression?: {
+    endpoint: string;
+    bytes: number;
+    gzipBytes: number;
+    gzipRatio: number;
+    gzipMs: number;
+    brBytes: number;
+    brRatio: number;
+    brMs: number;
+  }[];
   /** seconds the projector's batch transactions spent per stage during ingest (where the time goes) */
   ingestStages?: Record<string, number>;
   /** the projector's partition batches during ingest: how many, and their mean size in events */
@@ -702,6 +760,10 @@ function summary(r: Result, compareWith?: string): string {
             )}${r.ingestBatches ? `; ${r.ingestBatches.count} batches of ${r.ingestBatches.meanEvents} events on average` : ''} | |`,
         ]
       : []),
+    ...(r.compression ?? []).map(
+      (c) =>
+        `| compression of ${c.endpoint} (${c.bytes} B), computed once per cache entry | gzip ${c.gzipBytes} B (×${c.gzipRatio}) in ${c.gzipMs} ms; br ${c.brBytes} B (×${c.brRatio}) in ${c.brMs} ms | |`,
+    ),
     ...r.reads.map((x) =>
       x.skipped
         ? `| ${x.endpoint} | skipped (${x.skipped}) | |`

@@ -1,4 +1,6 @@
+import { request } from 'node:http';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createToken } from '@flaglens/testing/support/cli';
 import { httpGet } from '@flaglens/testing/support/http';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
@@ -20,6 +22,25 @@ const requestLines = (logs: string[], path: string): number =>
     .join('')
     .split('\n')
     .filter((l) => l.includes('"request completed"') && l.includes(`"url":"${path}"`)).length;
+
+/** A GET whose body is kept as sent (not decoded). */
+function getRaw(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 /**
  * The hot path of the reads (apps/api/src/auth/cached-reads.ts): a cached answer to a cached caller is sent
@@ -110,5 +131,57 @@ describe('cached reads: the hot path (running apps, real Kafka and Postgres)', (
       expect(missing.status).toBe(404);
       expect(missing.json()).toMatchObject({ name: 'NotFoundError', message: 'No project found' });
     }
+  });
+
+  it.each([
+    ['gzip', 'gzip', gunzipSync],
+    ['gzip, deflate, br', 'br', brotliDecompressSync],
+    ['br;q=0, gzip', 'gzip', gunzipSync],
+    ['*', 'br', brotliDecompressSync],
+  ] as const)(
+    'Accept-Encoding %s: a %s body that decompresses to exactly the identity body, same ETag, 304 alike',
+    async (accept, encoding, decompress) => {
+      const path = '/api/admin/events/checkout.new-flow';
+      const identity = await getRaw(stack.port, path, admin);
+      expect(identity.status).toBe(200);
+      expect(identity.body.length).toBeGreaterThan(1024);
+      expect(identity.headers['content-encoding']).toBeUndefined();
+      expect(identity.headers.vary).toMatch(/Accept-Encoding/i);
+      // twice: computed on the first request that accepts it, kept with the cache entry for the next
+      for (let i = 0; i < 2; i++) {
+        const compressed = await getRaw(stack.port, path, { ...admin, 'accept-encoding': accept });
+        expect(compressed.status).toBe(200);
+        expect(compressed.headers['content-encoding']).toBe(encoding);
+        expect(compressed.headers.vary).toMatch(/Accept-Encoding/i);
+        expect(compressed.headers.etag).toBe(identity.headers.etag);
+        expect(compressed.body.length).toBeLessThan(identity.body.length / 3);
+        expect(decompress(compressed.body).equals(identity.body)).toBe(true);
+      }
+      const notModified = await getRaw(stack.port, path, {
+        ...admin,
+        'accept-encoding': accept,
+        'if-none-match': String(identity.headers.etag),
+      });
+      expect(notModified.status).toBe(304);
+      expect(notModified.body.length).toBe(0);
+      expect(notModified.headers.vary).toMatch(/Accept-Encoding/i);
+    },
+  );
+
+  it('identity when nothing else is acceptable, and for small bodies', async () => {
+    const path = '/api/admin/events/checkout.new-flow';
+    const identity = await getRaw(stack.port, path, admin);
+    for (const accept of ['identity', 'gzip;q=0', 'deflate', '']) {
+      const r = await getRaw(stack.port, path, { ...admin, 'accept-encoding': accept });
+      expect(r.headers['content-encoding']).toBeUndefined();
+      expect(r.body.equals(identity.body)).toBe(true);
+    }
+    const profile = await getRaw(stack.port, '/api/admin/user/profile', {
+      ...admin,
+      'accept-encoding': 'gzip, br',
+    });
+    expect(profile.body.length).toBeLessThan(1024);
+    expect(profile.headers['content-encoding']).toBeUndefined();
+    expect(profile.headers.vary).toBeUndefined();
   });
 });

@@ -33,8 +33,8 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   const instance = adapter.getInstance();
   // secure defaults for a JSON api; Swagger UI at /docs needs its inline script and styles
   await instance.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
-  let cachedReads: CachedReads | undefined;
-  instance.addHook('onRequest', async (req, reply) => cachedReads?.onRequest(req, reply));
+  const hot: { reads?: CachedReads } = {}; // set once Nest has created it
+  instance.addHook('onRequest', async (req, reply) => hot.reads?.onRequest(req, reply));
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bodyParser: false,
     bufferLogs: true,
@@ -43,9 +43,8 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   const fastify = app.getHttpAdapter().getInstance();
   app.get(HttpMetrics).register(fastify); // times every request, 400s and 401s included
   ignoreRequestBodies(fastify); // every route is a GET: a body is read (bounded) and dropped
-  const reads = app.get(CachedReads);
-  reads.register(fastify);
-  cachedReads = reads;
+  hot.reads = app.get(CachedReads);
+  hot.reads.register(fastify);
   app.enableShutdownHooks();
   const doc = new DocumentBuilder()
     .setTitle('flaglens')

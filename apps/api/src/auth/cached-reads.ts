@@ -75,7 +75,7 @@ export class CachedReads {
    * A Fastify `onRequest` hook: answers a hit (and returns the reply), else returns undefined (the request goes
    * on). main.ts adds it after helmet's headers and before Nest's middleware (per-request logging).
    */
-  onRequest(req: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  async onRequest(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     if (req.method !== 'GET') return undefined;
     const route = this.routes.get(req.routeOptions.url ?? '');
     if (!route) return undefined;
@@ -87,7 +87,7 @@ export class CachedReads {
     if (++this.seen % HIT_LOG_SAMPLE === 0)
       this.log.debug(`${HIT_LOG_SAMPLE} cached replies; this one: GET ${req.routeOptions.url}`);
     if (hit.headers) void reply.headers(hit.headers);
-    sendJson(reply, hit.body);
+    await sendJson(reply, hit.body);
     return reply;
   }
 

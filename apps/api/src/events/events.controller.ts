@@ -30,13 +30,13 @@ export class EventsController {
   ): Promise<void> {
     const body = await this.queries.execute(new GetFlagEventsQuery(featureName, userId));
     if (body instanceof Readable) sendJsonStream(res, body);
-    else sendJson(res, body);
+    else await sendJson(res, body);
   }
 
   @Get()
   @ApiOperation({ summary: 'The newest 100 events of the whole instance (as the reference system)' })
   async latest(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetLatestEventsQuery(userId));
-    sendJson(res, body);
+    await sendJson(res, body);
   }
 }

@@ -42,7 +42,7 @@ export class InsightsController {
   ): Promise<void> {
     const range = { from: parseDay('from', from), to: parseDay('to', to) };
     const body = await this.queries.execute(new GetInsightsQuery(range, userId));
-    sendJson(res, body);
+    await sendJson(res, body);
   }
 
   @Get('dashboard/executive')
@@ -56,6 +56,6 @@ export class InsightsController {
   async executive(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetInsightsQuery({ from: null, to: null }, userId));
     void res.headers(EXECUTIVE_HEADERS);
-    sendJson(res, body);
+    await sendJson(res, body);
   }
 }

@@ -42,6 +42,6 @@ export class OverviewController {
     @Res() res: FastifyReply,
   ): Promise<void> {
     const query = new GetProjectOverviewQuery(projectId, userId, archivedFlagsOf(archived));
-    sendJson(res, await this.queries.execute(query));
+    await sendJson(res, await this.queries.execute(query));
   }
 }

@@ -31,6 +31,6 @@ export class ProfileController {
   @ApiOkResponse({ type: ProfileDoc })
   async profile(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetProfileQuery(userId));
-    sendJson(res, body);
+    await sendJson(res, body);
   }
 }
