@@ -43,8 +43,9 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   const fastify = app.getHttpAdapter().getInstance();
   app.get(HttpMetrics).register(fastify); // times every request, 400s and 401s included
   ignoreRequestBodies(fastify); // every route is a GET: a body is read (bounded) and dropped
-  hot.reads = app.get(CachedReads);
-  hot.reads.register(fastify);
+  const cachedReads = app.get(CachedReads);
+  cachedReads.register(fastify);
+  hot.reads = cachedReads;
   app.enableShutdownHooks();
   const doc = new DocumentBuilder()
     .setTitle('flaglens')
