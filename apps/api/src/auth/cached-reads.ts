@@ -20,8 +20,8 @@ export interface CachedReply {
  */
 export type CachedLookup = (req: FastifyRequest, userId: number) => CachedReply | undefined;
 
-/** A hit slower than this (ms, Fastify's clock) is logged at warn. */
-export const SLOW_HIT_MS = 250;
+/** A request slower than this (ms, Fastify's clock, whichever path it took) is logged at warn. */
+export const SLOW_REQUEST_MS = 1000;
 /** One hit in this many is logged at debug (hits are otherwise not logged one by one: metrics time them). */
 export const HIT_LOG_SAMPLE = 1000;
 
@@ -94,7 +94,7 @@ export class CachedReads {
   /** Hits are not logged one by one: a slow request is (whichever path it took). */
   register(fastify: FastifyInstance): void {
     fastify.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      if (reply.elapsedTime >= SLOW_HIT_MS)
+      if (reply.elapsedTime >= SLOW_REQUEST_MS)
         this.log.warn(
           `slow request: ${req.method} ${req.routeOptions.url ?? 'unmatched'} ${reply.statusCode} in ${Math.round(reply.elapsedTime)} ms`,
         );
