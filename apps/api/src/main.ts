@@ -9,7 +9,9 @@ import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { HttpMetrics } from '@flaglens/observability';
 import { AppModule } from './app.module';
 import { PAT_SCHEME, PAT_SCHEME_DESCRIPTION } from './common/api-docs';
+import { CachedReads } from './auth/cached-reads';
 import { ignoreRequestBodies, rejectBadUrl } from './common/fastify-edges';
+import { API_SERVER_OPTIONS, tuneServer } from './common/server-options';
 
 /**
  * The api runs on Fastify (not Express): its router and reply path cost a fraction of Express's per
@@ -18,23 +20,23 @@ import { ignoreRequestBodies, rejectBadUrl } from './common/fastify-edges';
  */
 export function apiAdapter(): FastifyAdapter {
   return new FastifyAdapter({
-    routerOptions: {
-      // as the reference (Express): a trailing slash and the path's letter case do not matter
-      ignoreTrailingSlash: true,
-      caseSensitive: false,
-      // flag names and project ids are not length-limited by the reference; Fastify's default is 100
-      maxParamLength: 8_192,
-    },
-    // a slow or stuck client cannot hold a connection forever
-    requestTimeout: 30_000,
-    connectionTimeout: 60_000,
+    ...API_SERVER_OPTIONS,
+    routerOptions: { ...API_SERVER_OPTIONS.routerOptions },
     // a malformed percent-escape in the path: 400 in the reference's envelope (it answers a stack trace)
     frameworkErrors: rejectBadUrl,
   });
 }
 
 export async function createApiApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), apiAdapter(), {
+  const adapter = apiAdapter();
+  // before Nest registers its middleware (NestFactory.create), so that a cached answer to a cached caller is
+  // sent with helmet's headers and without the Nest pipeline nor its per-request logging (auth/cached-reads.ts)
+  const instance = adapter.getInstance();
+  // secure defaults for a JSON api; Swagger UI at /docs needs its inline script and styles
+  await instance.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
+  const hot: { reads?: CachedReads } = {}; // set once Nest has created it
+  instance.addHook('onRequest', async (req, reply) => hot.reads?.onRequest(req, reply));
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bodyParser: false,
     bufferLogs: true,
   });
@@ -42,8 +44,9 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   const fastify = app.getHttpAdapter().getInstance();
   app.get(HttpMetrics).register(fastify); // times every request, 400s and 401s included
   ignoreRequestBodies(fastify); // every route is a GET: a body is read (bounded) and dropped
-  // secure defaults for a JSON api; Swagger UI at /docs needs its inline script and styles
-  await app.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
+  const cachedReads = app.get(CachedReads);
+  cachedReads.register(fastify);
+  hot.reads = cachedReads;
   app.enableShutdownHooks();
   const doc = new DocumentBuilder()
     .setTitle('flaglens')
@@ -85,9 +88,7 @@ async function bootstrap(): Promise<void> {
       `FLAGLENS_AUTH=off: every request is served as the admin, so the api listens on loopback only (${bound.join(', ')})`,
     );
   }
-  const server = app.getHttpServer();
-  server.headersTimeout = 15_000;
-  server.maxHeadersCount = 100;
+  tuneServer(app.getHttpServer());
 }
 
 if (require.main === module) void bootstrap();

@@ -3,6 +3,7 @@ import { rowsVia } from '@flaglens/persistence';
 import { IdentityReadModel, PersonalAccessTokens } from '@flaglens/projections';
 import { ProjectionReads } from '../read-db/projection-reads.service';
 import { AdminAuthGuard } from './admin-auth.guard';
+import { CachedReads } from './cached-reads';
 import { CallerCache } from './caller.cache';
 import { Visibility } from './visibility.service';
 
@@ -23,7 +24,8 @@ import { Visibility } from './visibility.service';
     CallerCache,
     Visibility,
     AdminAuthGuard,
+    CachedReads,
   ],
-  exports: [IdentityReadModel, CallerCache, Visibility, AdminAuthGuard],
+  exports: [IdentityReadModel, CallerCache, Visibility, AdminAuthGuard, CachedReads],
 })
 export class AuthModule {}

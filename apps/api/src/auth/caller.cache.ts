@@ -14,6 +14,8 @@ const MAX_BYTES = 16 * 1024 * 1024;
 function approximateBytes(v: unknown): number {
   if (typeof v === 'string') return v.length * 2;
   if (Array.isArray(v)) return v.reduce<number>((n, x) => n + approximateBytes(x) + 16, 16);
+  if (typeof v === 'object' && v !== null && 'bytes' in v && Buffer.isBuffer(v.bytes))
+    return v.bytes.length + 128;
   return 16;
 }
 
@@ -33,6 +35,11 @@ export class CallerCache {
       dropped: (c) => (c.identity ? 'all' : 'none'),
       maxAgeMs: CREDENTIAL_MAX_AGE_MS,
     });
+  }
+
+  /** The cached value of `key` if there is one (null: remembered as not found), never loading it. */
+  peek<T>(key: string): T | null | undefined {
+    return this.cache.get(key) as T | null | undefined;
   }
 
   /**

@@ -15,6 +15,11 @@ export class Visibility {
     private readonly cache: CallerCache,
   ) {}
 
+  /** The hidden projects of the caller if they are cached, never reading the database (the hot path). */
+  cachedHiddenProjects(userId: number): string[] | undefined {
+    return this.cache.peek<string[]>(`hidden:${userId}`) ?? undefined;
+  }
+
   /** The private projects the caller may not see, sorted; cached until identity changes. */
   async hiddenProjects(userId: number): Promise<string[]> {
     return (

@@ -33,7 +33,7 @@ export class EventsController {
   ): Promise<void> {
     const body = await this.queries.execute(new GetFlagEventsQuery(featureName, userId));
     if (body instanceof Readable) sendJsonStream(res, body);
-    else sendJson(res, body);
+    else await sendJson(res, body);
   }
 
   @Get()
@@ -48,6 +48,6 @@ export class EventsController {
   @ApiOkResponse({ type: FeatureEventsResponseDoc })
   async latest(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetLatestEventsQuery(userId));
-    sendJson(res, body);
+    await sendJson(res, body);
   }
 }

@@ -1,9 +1,12 @@
+import type { OnModuleInit } from '@nestjs/common';
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
+import type { FastifyRequest } from 'fastify';
+import { CachedReads } from '../auth/cached-reads';
 import { EventLogReadModel } from '@flaglens/projections';
 import { jsonBody, type JsonBody } from '../common/json-body';
 import type { Readable } from 'node:stream';
 import { Visibility, visibilityKey } from '../auth/visibility.service';
-import { FlagEventLists, flagEventsBody } from './flag-event-lists';
+import { Broadcast, FlagEventLists, flagEventsBody, FlagEventsCache } from './flag-event-lists';
 import { couldBeStoredName } from '../common/stored-names';
 
 /** The body of GET /api/admin/events/{featureName}: whole, or a stream for a long list. */
@@ -17,12 +20,34 @@ export class GetFlagEventsQuery extends Query<JsonBody | Readable> {
   }
 }
 
+export const FLAG_EVENTS_ROUTE = '/api/admin/events/:featureName';
+
+/** The cache key of a flag's list for a visibility set. */
+const listKey = (featureName: string, hidden: readonly string[]) =>
+  hidden.length === 0 ? featureName : `${featureName}\u0000${visibilityKey(hidden)}`;
+
 @QueryHandler(GetFlagEventsQuery)
-export class GetFlagEventsHandler implements IQueryHandler<GetFlagEventsQuery, JsonBody | Readable> {
+export class GetFlagEventsHandler
+  implements IQueryHandler<GetFlagEventsQuery, JsonBody | Readable>, OnModuleInit
+{
   constructor(
     private readonly lists: FlagEventLists,
     private readonly visibility: Visibility,
+    private readonly cache: FlagEventsCache,
+    private readonly cachedReads: CachedReads,
   ) {}
+
+  onModuleInit(): void {
+    // the hot path: a whole list already in the cache, for a caller whose visibility set is cached
+    this.cachedReads.add(FLAG_EVENTS_ROUTE, (req: FastifyRequest, userId) => {
+      const featureName = (req.params as { featureName?: unknown }).featureName;
+      if (typeof featureName !== 'string' || !couldBeStoredName(featureName)) return undefined;
+      const hidden = this.visibility.cachedHiddenProjects(userId);
+      if (!hidden) return undefined;
+      const body = this.cache.get(listKey(featureName, hidden));
+      return body && !(body instanceof Broadcast) ? { body } : undefined;
+    });
+  }
 
   async execute({ featureName, userId }: GetFlagEventsQuery): Promise<JsonBody | Readable> {
     // a name no stored flag can have: the reference's answer for an unknown flag, at once
@@ -31,8 +56,7 @@ export class GetFlagEventsHandler implements IQueryHandler<GetFlagEventsQuery, J
     // the cache holds the full lists, for callers who may see every project (admins, or no private project);
     // concurrent requests of one list with one visibility set share one read
     const everything = hidden.length === 0;
-    const key = everything ? featureName : `${featureName}\u0000${visibilityKey(hidden)}`;
-    return this.lists.open(key, featureName, hidden, everything);
+    return this.lists.open(listKey(featureName, hidden), featureName, hidden, everything);
   }
 }
 

@@ -1,4 +1,7 @@
+import type { OnModuleInit } from '@nestjs/common';
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
+import type { FastifyRequest } from 'fastify';
+import { CachedReads } from '../auth/cached-reads';
 import { Clock } from '@flaglens/config';
 import { InsightsReadModel, weeksSpanned, type InsightsRange } from '@flaglens/projections';
 import { Visibility, visibilityKey } from '../auth/visibility.service';
@@ -19,14 +22,48 @@ export class GetInsightsQuery extends Query<JsonBody> {
   }
 }
 
+export const INSIGHTS_ROUTE = '/api/admin/insights';
+export const EXECUTIVE_ROUTE = '/api/admin/dashboard/executive';
+/** The deprecated route's headers (its successor named). */
+export const EXECUTIVE_HEADERS = {
+  deprecation: 'true',
+  link: '</api/admin/insights>; rel="successor-version"',
+};
+
+/** The cache key of a report: "today", the range and the visibility set. */
+const reportKey = (today: string, range: InsightsRange, hidden: readonly string[]) =>
+  `${today}|${range.from ?? ''}|${range.to ?? ''}|${visibilityKey(hidden)}`;
+
 @QueryHandler(GetInsightsQuery)
-export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonBody> {
+export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonBody>, OnModuleInit {
   constructor(
     private readonly insights: InsightsReadModel,
     private readonly cache: InsightsCache,
     private readonly clock: Clock,
     private readonly visibility: Visibility,
+    private readonly cachedReads: CachedReads,
   ) {}
+
+  onModuleInit(): void {
+    // the hot path: the whole report (no range: `from` and `to` absent or empty) already cached for the
+    // caller's visibility set; a range takes the full path (its parameters are checked there)
+    const whole = (userId: number): JsonBody | undefined => {
+      const hidden = this.visibility.cachedHiddenProjects(userId);
+      if (!hidden) return undefined;
+      const today = this.clock.now().toISOString().slice(0, 10);
+      return this.cache.get(reportKey(today, { from: null, to: null }, hidden));
+    };
+    this.cachedReads.add(INSIGHTS_ROUTE, (req: FastifyRequest, userId) => {
+      const q = (req.query ?? {}) as Record<string, unknown>;
+      if ((q.from !== undefined && q.from !== '') || (q.to !== undefined && q.to !== '')) return undefined;
+      const body = whole(userId);
+      return body && { body };
+    });
+    this.cachedReads.add(EXECUTIVE_ROUTE, (_req, userId) => {
+      const body = whole(userId);
+      return body && { body, headers: EXECUTIVE_HEADERS };
+    });
+  }
 
   async execute({ range, userId }: GetInsightsQuery): Promise<JsonBody> {
     const now = this.clock.now();
@@ -43,8 +80,7 @@ export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonB
     // the report changes with "today" (the current week's date), with every committed batch, and with what
     // the caller may see: keyed by the visibility set, shared by callers who see the same projects; concurrent
     // misses of one key share one computation
-    const key = `${today}|${range.from ?? ''}|${range.to ?? ''}|${visibilityKey(hidden)}`;
-    return this.cache.getOrLoad(key, async () => ({
+    return this.cache.getOrLoad(reportKey(today, range, hidden), async () => ({
       value: jsonBody(JSON.stringify(await this.insights.report(now, range, hidden))),
     }));
   }

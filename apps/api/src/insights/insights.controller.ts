@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { ApiAdminOperation } from '../common/api-docs';
 import { sendJson } from '../common/json-body';
 import { badData } from '../common/unleash-errors';
-import { GetInsightsQuery } from './get-insights.query';
+import { EXECUTIVE_HEADERS, GetInsightsQuery } from './get-insights.query';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { InstanceInsightsDoc } from './insights.docs';
 
@@ -45,7 +45,7 @@ export class InsightsController {
   ): Promise<void> {
     const range = { from: parseDay('from', from), to: parseDay('to', to) };
     const body = await this.queries.execute(new GetInsightsQuery(range, userId));
-    sendJson(res, body);
+    await sendJson(res, body);
   }
 
   @Get('dashboard/executive')
@@ -61,8 +61,7 @@ export class InsightsController {
   @ApiOkResponse({ type: InstanceInsightsDoc })
   async executive(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetInsightsQuery({ from: null, to: null }, userId));
-    res.header('Deprecation', 'true');
-    res.header('Link', '</api/admin/insights>; rel="successor-version"');
-    sendJson(res, body);
+    void res.headers(EXECUTIVE_HEADERS);
+    await sendJson(res, body);
   }
 }

@@ -1,4 +1,7 @@
+import type { OnModuleInit } from '@nestjs/common';
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
+import type { FastifyRequest } from 'fastify';
+import { CachedReads } from '../auth/cached-reads';
 import { Clock } from '@flaglens/config';
 import { IdentityReadModel, OverviewReadModel } from '@flaglens/projections';
 import { notFound } from '../common/unleash-errors';
@@ -19,14 +22,39 @@ export class GetProjectOverviewQuery extends Query<JsonBody> {
   }
 }
 
+export const OVERVIEW_ROUTE = '/api/admin/projects/:projectId/overview';
+
+/** `?archived=`: the reference does not coerce the parameter: any non-empty string is truthy (semantics §3). */
+export function archivedFlagsOf(archived: unknown): boolean {
+  return typeof archived === 'string' ? archived !== '' : archived !== undefined;
+}
+
 @QueryHandler(GetProjectOverviewQuery)
-export class GetProjectOverviewHandler implements IQueryHandler<GetProjectOverviewQuery, JsonBody> {
+export class GetProjectOverviewHandler
+  implements IQueryHandler<GetProjectOverviewQuery, JsonBody>, OnModuleInit
+{
   constructor(
     private readonly overview: OverviewReadModel,
     private readonly identity: IdentityReadModel,
     private readonly clock: Clock,
     private readonly cache: OverviewCache,
+    private readonly cachedReads: CachedReads,
   ) {}
+
+  onModuleInit(): void {
+    // the hot path: the caller's access and the project's bodies both cached (a hidden or unknown project,
+    // and anything not cached, take the full path)
+    this.cachedReads.add(OVERVIEW_ROUTE, (req: FastifyRequest, userId) => {
+      const projectId = (req.params as { projectId?: unknown }).projectId;
+      if (typeof projectId !== 'string' || !couldBeStoredName(projectId)) return undefined;
+      const access = this.cache.access.get(accessKey(projectId, userId));
+      if (!access?.visible) return undefined;
+      const archived = archivedFlagsOf((req.query as Record<string, unknown> | undefined)?.archived);
+      const bodies = this.cache.bodies.get(bodiesKey(projectId, archived), this.clock.now().getTime());
+      if (!bodies) return undefined;
+      return { body: access.favorite ? bodies.favorite : bodies.notFavorite };
+    });
+  }
 
   async execute({ projectId, userId, archivedFlags }: GetProjectOverviewQuery): Promise<JsonBody> {
     // an id no stored project can have (longer than the contract allows, U+0000 or a lone surrogate):

@@ -1,3 +1,4 @@
+import type { CachedReads } from '../auth/cached-reads';
 import { OverviewReference } from '@flaglens/testing/overview-reference';
 import { testEvent } from '@flaglens/testing/test-events';
 import type { FlagEvent } from '@flaglens/contract';
@@ -136,7 +137,8 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     const reads = { schema: 'flaglens_v1' } as unknown as ProjectionReads;
     const cache = new OverviewCache({ API_CACHE_MB: 8 } as AppConfig, listener, reads);
     const clock = new MovableClock(T + 30 * DAY - 3_600_000);
-    const handler = new GetProjectOverviewHandler(model, identity, clock, cache);
+    // the hot path's registry is not part of this test (onModuleInit is not called)
+    const handler = new GetProjectOverviewHandler(model, identity, clock, cache, {} as CachedReads);
     const computed = jest.spyOn(model, 'snapshot');
     const get = async (userId: number | null = null) =>
       (await handler.execute(new GetProjectOverviewQuery('edge', userId))).bytes.toString();

@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { ApiAdminOperation } from '../common/api-docs';
 import { sendJson } from '../common/json-body';
-import { GetProjectOverviewQuery } from './get-project-overview.query';
+import { archivedFlagsOf, GetProjectOverviewQuery } from './get-project-overview.query';
 import { ProjectOverviewDoc } from './overview.docs';
 
 @ApiTags('Projects')
@@ -36,8 +36,7 @@ export class OverviewController {
     @CurrentUser() userId: number,
     @Res() res: FastifyReply,
   ): Promise<void> {
-    // the reference does not coerce the parameter: any non-empty string is truthy (semantics §3)
-    const archivedFlags = typeof archived === 'string' ? archived !== '' : archived !== undefined;
-    sendJson(res, await this.queries.execute(new GetProjectOverviewQuery(projectId, userId, archivedFlags)));
+    const query = new GetProjectOverviewQuery(projectId, userId, archivedFlagsOf(archived));
+    await sendJson(res, await this.queries.execute(query));
   }
 }

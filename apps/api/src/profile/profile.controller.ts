@@ -4,7 +4,7 @@ import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestj
 import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { ApiAdminOperation } from '../common/api-docs';
-import { sendJsonText } from '../common/json-body';
+import { sendJson } from '../common/json-body';
 import { GetProfileQuery } from './get-profile.query';
 
 /** OpenAPI description of the profile (api-spec 2.3, 2.11). Documentation only. */
@@ -37,6 +37,6 @@ export class ProfileController {
   @ApiOkResponse({ type: ProfileDoc })
   async profile(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const body = await this.queries.execute(new GetProfileQuery(userId));
-    sendJsonText(res, body);
+    await sendJson(res, body);
   }
 }

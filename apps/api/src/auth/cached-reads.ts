@@ -1,0 +1,104 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter } from 'prom-client';
+import { AppConfig } from '@flaglens/config';
+import { MetricsRegistry } from '@flaglens/observability';
+import { hashTokenSecret, tokenFromHeader } from '@flaglens/projections';
+import { sendJson, type JsonBody } from '../common/json-body';
+import { AUTH_OFF_USER_ID } from './current-user.decorator';
+import { CallerCache } from './caller.cache';
+
+/** A cached answer ready to send: its body (with ETag) and any headers of the route. */
+export interface CachedReply {
+  body: JsonBody;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A route's lookup of an answer already in its cache, for an authenticated caller: synchronous, no database,
+ * the same keys as its query handler. undefined: not cached (or not sure): the request takes the full path.
+ */
+export type CachedLookup = (req: FastifyRequest, userId: number) => CachedReply | undefined;
+
+/** A request slower than this (ms, Fastify's clock, whichever path it took) is logged at warn. */
+export const SLOW_REQUEST_MS = 1000;
+/** One hit in this many is logged at debug (hits are otherwise not logged one by one: metrics time them). */
+export const HIT_LOG_SAMPLE = 1000;
+
+/**
+ * The hot path of the reads: a GET whose caller and answer are both cached is answered from a Fastify
+ * `onRequest` hook, before Nest's router, guards, pipes, query bus and per-request logging. A hit costs the
+ * token's hash, a few map lookups and the write of the kept body (ETag, 304 on If-None-Match, encodings as
+ * `sendJson`). Anything else (an unknown or uncached caller, an answer not cached, an error) falls through to
+ * the full path, which authorizes, answers, fills the caches and logs. Caches keyed by visibility stay so:
+ * each lookup uses its query handler's keys.
+ *
+ * Hits are counted (`flaglens_api_cached_replies_total{route}`) and timed like every request (HttpMetrics).
+ */
+@Injectable()
+export class CachedReads {
+  private readonly log = new Logger('HTTP');
+  private readonly routes = new Map<string, { lookup: CachedLookup; hits: { inc(): void } }>();
+  private readonly hits: Counter<'route'>;
+  private seen = 0;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly callers: CallerCache,
+    metrics: MetricsRegistry,
+  ) {
+    this.hits = new Counter({
+      name: 'flaglens_api_cached_replies_total',
+      help: 'GET requests answered from the caches before the Nest pipeline, by route pattern',
+      labelNames: ['route'],
+      registers: [metrics.registry],
+    });
+  }
+
+  /** Registers the lookup of a route (its pattern as Fastify matched it, e.g. `/api/admin/events/:featureName`). */
+  add(route: string, lookup: CachedLookup): void {
+    this.routes.set(route, { lookup, hits: this.hits.labels(route) });
+  }
+
+  /** The caller of a request if it is cached (a known token), else undefined; never reads the database. */
+  cachedCaller(req: FastifyRequest): number | undefined {
+    if (this.config.FLAGLENS_AUTH !== 'on') return AUTH_OFF_USER_ID;
+    const header = req.headers.authorization;
+    if (header === undefined || header === '') return undefined;
+    const token = tokenFromHeader(header);
+    if (token === null) return undefined;
+    const userId = this.callers.peek<number>(`token:${hashTokenSecret(token).toString('base64')}`);
+    return typeof userId === 'number' ? userId : undefined;
+  }
+
+  /**
+   * A Fastify `onRequest` hook: answers a hit (and returns the reply), else returns undefined (the request goes
+   * on). main.ts adds it after helmet's headers and before Nest's middleware (per-request logging).
+   */
+  async onRequest(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    if (req.method !== 'GET') return undefined;
+    const route = this.routes.get(req.routeOptions.url ?? '');
+    if (!route) return undefined;
+    const userId = this.cachedCaller(req);
+    if (userId === undefined) return undefined;
+    const hit = route.lookup(req, userId);
+    if (!hit) return undefined;
+    route.hits.inc();
+    if (++this.seen % HIT_LOG_SAMPLE === 0)
+      this.log.debug(`${HIT_LOG_SAMPLE} cached replies; this one: GET ${req.routeOptions.url}`);
+    if (hit.headers) void reply.headers(hit.headers);
+    await sendJson(reply, hit.body);
+    return reply;
+  }
+
+  /** Hits are not logged one by one: a slow request is (whichever path it took). */
+  register(fastify: FastifyInstance): void {
+    fastify.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      if (reply.elapsedTime >= SLOW_REQUEST_MS)
+        this.log.warn(
+          `slow request: ${req.method} ${req.routeOptions.url ?? 'unmatched'} ${reply.statusCode} in ${Math.round(reply.elapsedTime)} ms`,
+        );
+      done();
+    });
+  }
+}

@@ -1,0 +1,78 @@
+/*
+ * HTTP load for the bench's reads: wrk where it is installed (Debian's `wrk`, -t2, a separate process: it loads
+ * large bodies that autocannon, in the bench's own event loop, cannot on 2 cores), else autocannon. Every figure
+ * says which tool produced it. FLAGLENS_BENCH_LOADER=autocannon forces the fallback.
+ */
+import { execFile, execSync } from 'node:child_process';
+import autocannon from 'autocannon';
+
+export type LoadTool = 'wrk' | 'autocannon';
+
+export interface LoadResult {
+  tool: LoadTool;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** responses that were not 2xx (nor 3xx for wrk), and socket errors */
+  non2xx: number;
+}
+
+export function loadTool(): LoadTool {
+  if (process.env.FLAGLENS_BENCH_LOADER === 'autocannon') return 'autocannon';
+  try {
+    execSync('command -v wrk', { stdio: 'ignore', shell: '/bin/sh' });
+    return 'wrk';
+  } catch {
+    return 'autocannon';
+  }
+}
+
+/** wrk's durations: `850.00us`, `1.23ms`, `2.00s`, `1.5m`. */
+export function wrkMs(v: string): number {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(v.trim());
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : n * 60_000;
+}
+
+/** The figures of wrk's `--latency` output. */
+export function parseWrk(out: string): Omit<LoadResult, 'tool'> {
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  const p = (q: string) => new RegExp(`^\\s*${q}%\\s+(\\S+)`, 'm').exec(out)?.[1];
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = sock ? sock.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
+  return {
+    reqPerSec: Math.round(Number(rps?.[1] ?? NaN)),
+    p50Ms: Number(wrkMs(p('50') ?? '').toFixed(2)),
+    p99Ms: Number(wrkMs(p('99') ?? '').toFixed(2)),
+    non2xx: non2xx + errors,
+  };
+}
+
+export async function load(
+  tool: LoadTool,
+  url: string,
+  headers: Record<string, string>,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
+  if (tool === 'wrk') {
+    const args = ['-t', String(Math.min(2, connections)), '-c', String(connections), '-d', `${seconds}s`];
+    args.push('--latency', '--timeout', '5s');
+    for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+    args.push(url);
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile('wrk', args, { maxBuffer: 1 << 20 }, (e, stdout) => (e ? reject(e) : resolve(stdout))),
+    );
+    return { tool, ...parseWrk(out) };
+  }
+  const r = await autocannon({ url, headers, connections, duration: seconds });
+  return {
+    tool,
+    reqPerSec: Math.round(r.requests.average),
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx + r.errors,
+  };
+}
