@@ -9,6 +9,7 @@ import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { HttpMetrics } from '@flaglens/observability';
 import { AppModule } from './app.module';
 import { ignoreRequestBodies, rejectBadUrl } from './common/fastify-edges';
+import { serveConsole } from './console/console-static';
 
 /**
  * The api runs on Fastify (not Express): its router and reply path cost a fraction of Express's per
@@ -52,6 +53,8 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
     .setVersion('1')
     .build();
   SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc));
+  // the web console (static files built by `npm run build`, their own strict CSP)
+  await serveConsole(app, (m) => new NestLogger('Console').warn(m));
   return app;
 }
 
