@@ -3,8 +3,9 @@ import type { Admin } from 'kafkajs';
 import { AppConfig } from '@flaglens/config';
 import { createKafka, type PartitionWatermarks } from '@flaglens/kafka';
 import { assertSchemaName } from '@flaglens/persistence';
-import { rebuildGroupOf } from '@flaglens/pipeline';
-import { PositionStore } from '@flaglens/source';
+// the small modules, not the packages' indexes: the api loads no consumer or connector code
+import { rebuildGroupOf } from '@flaglens/pipeline/rebuild-group';
+import { PositionStore } from '@flaglens/source/position-store';
 import { ProjectionReads } from '../read-db/projection-reads.service';
 
 export type PartitionState = 'caught-up' | 'behind' | 'stalled' | 'unknown';
