@@ -50,13 +50,13 @@ export async function serveConsole(app: NestFastifyApplication, warn: (m: string
       /\.[0-9A-Z]{8}\.(js|css)$/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache',
     );
   };
-  // one route per built file (they do not change while the api runs); /console and /console/ are the page
+  // every file under dist/console; /console and /console/ are the page
   await fastify.register(fastifyStatic, {
     root,
     prefix: '/console/',
     index: false,
     redirect: false,
-    wildcard: false,
+    wildcard: true,
     cacheControl: false,
     setHeaders: headers,
   });
