@@ -41,6 +41,7 @@ async function build() {
   };
   const meta = { js: size(js), css: size(css), html: size('index.html') };
   writeFileSync(join(out, 'build-meta.json'), JSON.stringify(meta, null, 2) + '\n');
+  await esbuild.stop(); // its service process would keep a caller (a test, the bench) alive
   return meta;
 }
 
