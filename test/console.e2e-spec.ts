@@ -180,6 +180,34 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     expect(page).toMatchObject({ events: [], totalEvents: 0 });
   });
 
+  it('a flag’s events a page at a time: the pages, joined, are the event list', async () => {
+    const whole = await api<{ events: { id: number }[] }>('/api/admin/events/checkout.new-flow', admin);
+    expect(whole.events.length).toBeGreaterThan(10);
+    const ids: number[] = [];
+    let cursor = '';
+    let total: number | null = null;
+    for (let i = 0; i < 20; i++) {
+      const page = await api<{ events: { id: number }[]; totalEvents: number | null; next: string | null }>(
+        `/api/admin/console/flags/checkout.new-flow/events?limit=5&cursor=${cursor}`,
+        admin,
+      );
+      if (i === 0) total = page.totalEvents;
+      ids.push(...page.events.map((e) => e.id));
+      if (!page.next) break;
+      cursor = page.next;
+    }
+    expect(total).toBe(whole.events.length);
+    expect(ids).toEqual(whole.events.map((e) => e.id));
+    for (const bad of ['x', 'WyIxIiwiMTsgRFJPUCJd', '&cursor=a'])
+      expect(
+        (
+          await httpGet(stack.port, `/api/admin/console/flags/checkout.new-flow/events?cursor=${bad}`, {
+            authorization: admin,
+          })
+        ).status,
+      ).toBe(400);
+  });
+
   it('Insights: every chart drawn, its numbers equal the api’s, no console errors, no serious axe finding', async () => {
     const { page, problems } = await signedIn(admin);
     await page.goto(`${base}/console/#/insights`);
