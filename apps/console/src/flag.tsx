@@ -111,7 +111,7 @@ function EventItem({ e }: { e: FeatureEvent }) {
           </tbody>
         </table>
       ) : (
-        <p class="muted">No data.</p>
+        <p class="muted">No data before or after (preData and data are empty).</p>
       )}
       {d.truncated && <p class="muted">Only the first changes are shown.</p>}
     </li>
