@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import type { FlagEvent } from '@flaglens/contract';
-import { createToken } from './support/cli';
+import { createToken, spawnCli } from './support/cli';
 import { collectProblems, launchChromium } from './support/browser';
 import { httpGet } from './support/http';
 import { produce } from './support/test-kafka';
@@ -448,6 +448,61 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     expect(await axeSerious(page)).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
+  });
+
+  it('Operations shows a rebuild in progress with its bar, then the new version', async () => {
+    type Ops = {
+      projectionVersion: { version: number } | null;
+      rebuild: { version: number; applied: number; target: number; percent: number } | null;
+      partitions: { highWatermark: number }[];
+    };
+    const before = await api<Ops>('/api/admin/console/operations', admin);
+    expect(before.rebuild).toBeNull();
+    // the demo's rebuild takes about 2 s: it is interrupted as soon as its version exists (as a crash or a
+    // Ctrl-C would), which leaves the state the page must show until a second run resumes and finishes it
+    const first = spawnCli(stack.env, ['rebuild', '--json', '--drop-old-after', '0']);
+    await waitFor(
+      'the rebuild building its version',
+      async () =>
+        (await stack.db.query(`SELECT 1 FROM public.projection_versions WHERE status = 'building'`)).length >
+        0,
+      { timeoutMs: 120000, intervalMs: 50 },
+    );
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const building = await stack.db.query<{ version: number }>(
+      `SELECT version FROM public.projection_versions WHERE status = 'building'`,
+    );
+    expect(building).toHaveLength(1); // interrupted before its switch
+    const seen: NonNullable<Ops['rebuild']> = await waitFor(
+      'the rebuild in the operations answer',
+      async () => (await api<Ops>('/api/admin/console/operations', admin)).rebuild!,
+    );
+    expect(seen.version).toBe(building[0].version);
+    expect(seen.version).toBe(before.projectionVersion!.version + 1);
+    expect(seen.target).toBe(before.partitions.reduce((n, p) => n + p.highWatermark, 0));
+    expect(seen.applied).toBeLessThanOrEqual(seen.target);
+    const { page, problems } = await signedIn(admin);
+    await page.goto(`${base}/console/#/operations`);
+    const bar = await page.waitForSelector('#rebuild-progress');
+    expect(
+      await bar!.evaluate((p) => [Number(p.getAttribute('value')), Number(p.getAttribute('max'))]),
+    ).toEqual([seen.applied, Math.max(1, seen.target)]);
+    expect(await page.$eval('label[for="rebuild-progress"]', (l) => l.textContent)).toContain(
+      `Building version ${seen.version}`,
+    );
+    await page.screenshot({ path: join(SHOTS, 'operations-rebuild.png'), fullPage: true });
+    expect(await axeSerious(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+    // a second run resumes the version and switches it in
+    const second = spawnCli(stack.env, ['rebuild', '--json', '--drop-old-after', '0']);
+    expect(await second.exited).toBe(0);
+    const after = await waitFor('the rebuilt version active', async (): Promise<Ops | undefined> => {
+      const st = await api<Ops>('/api/admin/console/operations', admin);
+      return st.rebuild === null && st.projectionVersion?.version === seen.version ? st : undefined;
+    });
+    expect(after?.projectionVersion?.version).toBe(seen.version);
   });
 
   it('the token never appears in a URL', () => {
