@@ -64,6 +64,7 @@ cat <<MSG
 flaglens is running.
   api        http://127.0.0.1:${PORT}          (logs: .run/api.log)
   OpenAPI    http://127.0.0.1:${PORT}/docs
+  console    http://127.0.0.1:${PORT}/console/  (sign in with the admin token of the examples below)
   contract   http://127.0.0.1:${PORT}/schemas/feature-event.json
   projector  http://127.0.0.1:${PROJECTOR_PORT}/health/ready   (logs: .run/projector.log)
   connector  ${connector_line}

@@ -6,6 +6,7 @@ import { HttpMetrics, MetricsRegistry, ObservabilityModule } from '@flaglens/obs
 import { AdminAuthGuard } from './auth/admin-auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { AllErrorsFilter } from './common/all-errors.filter';
+import { ConsoleModule } from './console/console.module';
 import { DocsModule } from './docs/docs.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
@@ -35,6 +36,7 @@ export class AppModule {
         InsightsModule,
         HealthModule,
         DocsModule,
+        ConsoleModule,
       ],
       providers: [
         {

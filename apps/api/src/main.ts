@@ -12,6 +12,7 @@ import { PAT_SCHEME, PAT_SCHEME_DESCRIPTION } from './common/api-docs';
 import { CachedReads } from './auth/cached-reads';
 import { ignoreRequestBodies, rejectBadUrl } from './common/fastify-edges';
 import { API_SERVER_OPTIONS, tuneServer } from './common/server-options';
+import { serveConsole } from './console/console-static';
 
 /**
  * The api runs on Fastify (not Express): its router and reply path cost a fraction of Express's per
@@ -62,6 +63,8 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
     )
     .build();
   SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc));
+  // the web console (static files built by `npm run build`, their own strict CSP)
+  await serveConsole(app, (m) => new NestLogger('Console').warn(m));
   return app;
 }
 

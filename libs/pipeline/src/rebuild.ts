@@ -17,6 +17,7 @@ import { allProjections, CHANGE_CHANNEL } from '@flaglens/projections';
 import { BatchApplier } from './batch-applier';
 import type { DeadLetter } from './classify-messages';
 import { PartitionConsumer } from './partition-consumer';
+import { rebuildGroupOf } from './rebuild-group';
 
 export interface RebuildOptions {
   url: string;
@@ -74,7 +75,7 @@ export class TopicTruncatedError extends Error {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export const rebuildGroupOf = (liveGroupId: string, version: number) => `${liveGroupId}.rebuild.v${version}`;
+export { rebuildGroupOf } from './rebuild-group';
 
 async function positions(
   pool: Pool,
