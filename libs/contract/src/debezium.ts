@@ -253,3 +253,7 @@ export function mapDebeziumChange(value: Buffer | string | null | undefined): De
     key: INSTANCE_EVENT_KEY,
   };
 }
+
+/** What a topic carries (EVENT_FORMAT): the contract's events, or Debezium's change events of `events`. */
+export type EventFormat = 'unleash' | 'debezium';
+export const EVENT_FORMATS: readonly EventFormat[] = Object.freeze(['unleash', 'debezium']);
