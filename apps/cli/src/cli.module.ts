@@ -13,7 +13,7 @@ import { StatusCommand } from './status/status.command';
 import { PublishCommand } from './commands/publish.command';
 import { SimulateCommand } from './commands/simulate.command';
 import { RebuildCommand } from './commands/rebuild.command';
-import { SourceCommand, SourceUnleashCommand } from './source/source.command';
+import { SourceCommand, SourceDebeziumCommand, SourceUnleashCommand } from './source/source.command';
 import {
   TokenCommand,
   TokenCreateCommand,
@@ -40,6 +40,7 @@ import {
     DeadLettersRedriveCommand,
     RedriveDeadLettersHandler,
     SourceCommand,
+    SourceDebeziumCommand,
     SourceUnleashCommand,
   ],
 })

@@ -8,6 +8,7 @@ import { MetricsRegistry } from '@flaglens/observability';
 import {
   ApiConnector,
   DbConnector,
+  DebeziumRelay,
   SourceError,
   SourceMetrics,
   oneLine,
@@ -232,10 +233,88 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+interface DebeziumFlags {
+  from?: string;
+  once?: boolean;
+  groupId?: string;
+}
+
+/**
+ * `source debezium --from <Debezium's topic of events> [--once]`: repartitions Debezium's change events of
+ * Unleash's `events` table into KAFKA_TOPIC, keyed by the contract's key, for a projector that runs with
+ * EVENT_FORMAT=debezium (docs/debezium.md).
+ */
+@SubCommand({
+  name: 'debezium',
+  description:
+    "Repartition Debezium's change events of Unleash's events table into the topic, keyed by flag (EVENT_FORMAT=debezium)",
+})
+export class SourceDebeziumCommand extends CommandRunner {
+  constructor(private readonly config: AppConfig) {
+    super();
+  }
+
+  async run(_: string[], flags: DebeziumFlags): Promise<void> {
+    const c = this.config;
+    if (!flags.from) return fail("give --from <Debezium's topic of Unleash's events table>");
+    if (flags.from === c.KAFKA_TOPIC) return fail("--from must be Debezium's topic, not KAFKA_TOPIC");
+    const log: SourceLog = (level, message) => {
+      if (level !== 'info' || c.LOG_LEVEL !== 'silent')
+        process.stderr.write(`flaglens source [${level}] ${terminalText(message)}\n`);
+    };
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    const kafka = createKafka({
+      brokers: c.KAFKA_BROKERS,
+      clientId: `${c.KAFKA_CLIENT_ID}-debezium-relay`,
+      log: (level, message) => level === 'error' && log('warn', `kafka: ${message}`),
+    });
+    try {
+      const summary = await new DebeziumRelay({
+        kafka,
+        from: flags.from,
+        to: c.KAFKA_TOPIC,
+        groupId: flags.groupId ?? 'flaglens-debezium-relay',
+        once: !!flags.once,
+        log,
+        signal: abort.signal,
+      }).run();
+      if (flags.once && abort.signal.aborted) return fail('stopped before everything was relayed');
+      if (flags.once) process.stdout.write(JSON.stringify(summary) + '\n');
+    } catch (e) {
+      if (e instanceof SourceError) return fail(e.message);
+      throw new Error(oneLine(e));
+    } finally {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+    }
+  }
+
+  @Option({ flags: '--from <topic>', description: "Debezium's topic of Unleash's events table" })
+  parseFrom(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--once', description: 'relay up to the end of the topic as it is now, then exit' })
+  parseOnce(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '--group-id <id>',
+    description: "the relay's consumer group (default flaglens-debezium-relay)",
+  })
+  parseGroupId(v: string): string {
+    return v;
+  }
+}
+
 @Command({
   name: 'source',
-  description: 'Connect a source of events (a real Unleash) to the topic',
-  subCommands: [SourceUnleashCommand],
+  description: 'Connect a source of events (a real Unleash, or Debezium) to the topic',
+  subCommands: [SourceUnleashCommand, SourceDebeziumCommand],
 })
 export class SourceCommand extends CommandRunner {
   async run(): Promise<void> {
