@@ -175,6 +175,15 @@ describe('mapDebeziumChange', () => {
     });
   });
 
+  it("skips the event announcer's update (announced set, the event unchanged) when the row before is known", () => {
+    const announced = envelope('u', row({ announced: false }), row({ announced: true }));
+    expect(mapDebeziumChange(JSON.stringify(announced))).toEqual({ kind: 'unchanged', id: 42 });
+    // without the row before (REPLICA IDENTITY DEFAULT) it cannot be told from a change: dead-lettered
+    expect(mapDebeziumChange(JSON.stringify(envelope('u', null, row())))).toMatchObject({
+      code: 'unsupported-change',
+    });
+  });
+
   it('rejects what is not a Debezium change of events', () => {
     expect(mapDebeziumChange('{')).toMatchObject({ code: 'malformed-json' });
     expect(mapDebeziumChange('[1]')).toMatchObject({ code: 'not-an-object' });

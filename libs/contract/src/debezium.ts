@@ -25,6 +25,12 @@ export type DebeziumMapping =
   /** A tombstone (null value, after a delete): nothing to apply. */
   | { kind: 'tombstone' }
   /**
+   * An update that leaves every column of the contract as it was: Unleash's event announcer sets
+   * `announced = true` on each row once it has emitted it. Seen only when the envelope carries the row
+   * before (`REPLICA IDENTITY FULL`, infra/connect/unleash-events.setup.sql); nothing to apply.
+   */
+  | { kind: 'unchanged'; id: number }
+  /**
    * Not an event: an update, a delete or a truncate (Unleash never does them to `events`), or a value that is
    * not a Debezium change of `events`. `key` is the contract's key of the row when one can be told.
    */
@@ -122,6 +128,25 @@ function jsonColumn(row: Row, column: string): { ok: true; value: unknown } | { 
   }
 }
 
+/** The columns of `events` that make the contract's event (`announced`, `ip` are not in it). */
+const EVENT_COLUMNS = [
+  'id',
+  'type',
+  'created_by',
+  'created_at',
+  'created_by_user_id',
+  'data',
+  'pre_data',
+  'tags',
+  'feature_name',
+  'project',
+  'environment',
+];
+
+function sameEvent(before: Row, after: Row): boolean {
+  return EVENT_COLUMNS.every((c) => JSON.stringify(before[c] ?? null) === JSON.stringify(after[c] ?? null));
+}
+
 /** A row of `events` (snake_case) → the wire JSON of the event (keys in the reference's order). */
 function rowToEvent(row: Row, createdAtSchema: string | null): DebeziumMapping {
   const key = rowKey(row);
@@ -217,6 +242,8 @@ export function mapDebeziumChange(value: Buffer | string | null | undefined): De
       const createdAt = field(afterSchema, 'created_at');
       return rowToEvent(after, typeof createdAt?.name === 'string' ? createdAt.name : null);
     }
+    if (op === 'u' && before && after && sameEvent(before, after) && typeof after.id === 'number')
+      return { kind: 'unchanged', id: after.id };
     const what = OPS[op] ?? `op "${op}"`;
     const row = after ?? before;
     const id = row && typeof row.id === 'number' ? ` of event ${row.id}` : '';

@@ -50,15 +50,21 @@ describe('classifyMessages', () => {
       project: 'p',
       environment: null,
     };
-    const env = (op: string) =>
-      Buffer.from(JSON.stringify({ before: op === 'c' ? null : row, after: row, op, source: {} }));
+    const env = (op: string, after = row) =>
+      Buffer.from(JSON.stringify({ before: op === 'c' ? null : row, after, op, source: {} }));
     const { accepted, dead } = classifyMessages(
       't',
       0,
       [
         { offset: 0, key: Buffer.from('{"id":9}'), value: env('c') },
         { offset: 1, key: Buffer.from('{"id":9}'), value: null },
-        { offset: 2, key: Buffer.from('{"id":9}'), value: env('u') },
+        { offset: 2, key: Buffer.from('{"id":9}'), value: env('u', { ...row, created_by: 'b' }) },
+        // Unleash's announcer: announced set, the event unchanged (the row before known): skipped
+        {
+          offset: 3,
+          key: Buffer.from('{"id":9}'),
+          value: env('u', { ...row, announced: true } as typeof row),
+        },
       ],
       { allowUnknownTypes: false, maxBytes: 1 << 20, format: 'debezium' },
     );

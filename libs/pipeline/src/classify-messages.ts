@@ -70,7 +70,7 @@ export function classifyMessages(
     let value = m.value;
     if (opts.format === 'debezium') {
       const d = mapDebeziumChange(m.value);
-      if (d.kind === 'tombstone') continue;
+      if (d.kind === 'tombstone' || d.kind === 'unchanged') continue;
       if (d.kind === 'rejected') {
         dead.push({
           ...position(topic, partition, m),

@@ -22,6 +22,8 @@ export interface RelaySummary {
   relayed: number;
   /** Tombstones skipped. */
   tombstones: number;
+  /** Updates that left the event as it was (Unleash's announcer), skipped. */
+  unchanged: number;
 }
 
 /**
@@ -37,7 +39,7 @@ export interface RelaySummary {
  * partitions. A topic of several partitions is refused: its order is lost before the relay could see it.
  *
  * At least once: the relay's offset is committed after Kafka acknowledged what it covers; a crash re-sends
- * those changes, and the projector stores an event id once. Tombstones are not carried; updates and deletes
+ * those changes, and the projector stores an event id once. Tombstones and updates that leave the event as it was (Unleash's announcer) are not carried; other updates and deletes
  * are (keyed by their row), so the projector dead-letters them with the reason.
  */
 export class DebeziumRelay {
@@ -75,7 +77,7 @@ export class DebeziumRelay {
       maxBytesPerPartition: 4 * 1024 * 1024,
       maxWaitTimeInMs: 100,
     });
-    const summary: RelaySummary = { relayed: 0, tombstones: 0 };
+    const summary: RelaySummary = { relayed: 0, tombstones: 0, unchanged: 0 };
     let failure: unknown = null;
     await producer.connect();
     try {
@@ -93,6 +95,7 @@ export class DebeziumRelay {
           for (const m of batch.messages) {
             const d = mapDebeziumChange(m.value);
             if (d.kind === 'tombstone') summary.tombstones++;
+            else if (d.kind === 'unchanged') summary.unchanged++;
             else out.push({ key: d.key, value: m.value });
           }
           for (let i = 0; i < out.length; i += 5000)
