@@ -147,6 +147,17 @@ describe('mapDebeziumChange', () => {
     });
   });
 
+  it("takes an event already in the contract's shape as it is (SDK usage beside Debezium)", () => {
+    const sdk = JSON.stringify({
+      ...WIRE,
+      id: 2 ** 52 + 1,
+      type: 'client-register',
+      featureName: null,
+      project: null,
+    });
+    expect(mapDebeziumChange(sdk)).toEqual({ kind: 'event', id: 2 ** 52 + 1, key: 'instance', value: sdk });
+  });
+
   it('skips tombstones', () => {
     expect(mapDebeziumChange(null)).toEqual({ kind: 'tombstone' });
     expect(mapDebeziumChange(Buffer.alloc(0))).toEqual({ kind: 'tombstone' });

@@ -8,6 +8,8 @@ import { eventKey, INSTANCE_EVENT_KEY } from './event-key';
  * - the row flattened by `io.debezium.transforms.ExtractNewRecordState`: the columns themselves, optionally with
  *   `__op` (`add.fields=op`) and `__deleted` (`delete.tombstone.handling.mode=rewrite`).
  * Either may be wrapped as `{schema, payload}`; the schema is then used to read `created_at`'s encoding.
+ * An event already in the contract's shape (camelCase `createdAt`: SDK usage from `source unleash --sdk-only`,
+ * which shares the topic) is taken as it is; the contract's validation follows in the projector.
  *
  * Columns are Unleash's (snake_case). `created_at` comes in any of Debezium's temporal encodings:
  * `io.debezium.time.ZonedTimestamp` (an ISO string: `timestamptz`, Unleash's column), `MicroTimestamp`,
@@ -252,6 +254,17 @@ export function mapDebeziumChange(value: Buffer | string | null | undefined): De
       code: 'unsupported-change',
       reason: `${what}${id} in Unleash's events table: Unleash only inserts events (an ${what} is not an event)`,
       key: rowKey(row),
+    };
+  }
+
+  // an event of the contract itself (SDK usage from `source unleash --sdk-only` shares the topic): as it is
+  if ('createdAt' in payload && !('created_at' in payload) && schema === null) {
+    const s = (v: unknown) => (typeof v === 'string' ? v : null);
+    return {
+      kind: 'event',
+      id: typeof payload.id === 'number' ? payload.id : 0,
+      key: eventKey({ featureName: s(payload.featureName), project: s(payload.project) }),
+      value: typeof value === 'string' ? value : value.toString('utf8'),
     };
   }
 

@@ -26,6 +26,7 @@ interface UnleashFlags {
   pollMs?: number;
   batchSize?: number;
   bucketGraceSeconds?: number;
+  sdkOnly?: boolean;
 }
 
 const LEVELS = { error: 0, warn: 1, info: 2 } as const;
@@ -90,7 +91,9 @@ export class SourceUnleashCommand extends CommandRunner {
         return connector!.currentStatus;
       },
     };
-    const source = flags.sourceName ?? 'unleash';
+    if (flags.sdkOnly && !databaseUrl) return fail('--sdk-only reads the database: give --database-url');
+    // SDK usage beside Debezium keeps a position of its own
+    const source = flags.sourceName ?? (flags.sdkOnly ? 'unleash-sdk' : 'unleash');
     try {
       if (!flags.once) {
         http = await NestFactory.create(
@@ -108,6 +111,7 @@ export class SourceUnleashCommand extends CommandRunner {
             kafka,
             topic: c.KAFKA_TOPIC,
             once: !!flags.once,
+            sdkOnly: !!flags.sdkOnly,
             batchSize: flags.batchSize,
             pollMs: flags.pollMs,
             bucketGraceMs:
@@ -191,6 +195,14 @@ export class SourceUnleashCommand extends CommandRunner {
 
   @Option({ flags: '--once', description: "copy up to Unleash's newest event and SDK usage, then exit" })
   parseOnce(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '--sdk-only',
+    description: 'SDK usage only, not the events table (Debezium carries it: docs/debezium.md)',
+  })
+  parseSdkOnly(): boolean {
     return true;
   }
 
