@@ -25,6 +25,7 @@ import { fetchConnectJars } from '../test/support/kafka-connect';
 import type { LocalPostgres } from '../test/support/local-postgres';
 import { installPeer, startPeer, type Peer } from './unleash-peer';
 import { driveScenario, UnleashClient } from './scenario';
+import { EVENT_TYPES } from '@flaglens/contract';
 import { compareAll, drained } from './run';
 import { Tally } from './compare';
 import { startDebezium, startLogicalPostgres, TopicTally, type DebeziumPath } from './debezium-path';
@@ -34,6 +35,9 @@ const log = (m: string) =>
   process.stderr.write(`[conformance:debezium ${((Date.now() - started) / 1000).toFixed(1)}s] ${m}\n`);
 
 async function main(): Promise<void> {
+  // the scenario logs in again while Unleash stores a session; with Kafka Connect starting beside it on a
+  // small machine that can pass Unleash's 10 logins a minute (429): the limit is not under comparison
+  process.env.SIMPLE_LOGIN_LIMIT_PER_MINUTE ??= '100';
   installPeer(log);
   fetchConnectJars(log);
   const kafka = testKafka();
@@ -93,17 +97,34 @@ async function main(): Promise<void> {
       '--once',
     ]);
     log(`source debezium --once: ${relay.stdout.trim()} in ${Date.now() - relayStarted} ms`);
+    // SDK usage is not in the events table: our connector carries it alone (--sdk-only), into the same topic
+    const sdk = await runCli({ ...stack.env, LOG_LEVEL: 'warn' }, [
+      'source',
+      'unleash',
+      '--sdk-only',
+      '--once',
+      '--database-url',
+      peer.dbUrl,
+    ]);
+    log(`source unleash --sdk-only --once: ${sdk.stdout.trim()}`);
     await drained(stack);
 
-    // nothing lost, nothing doubled: every event id of Unleash stored once, nothing dead-lettered
-    const stored = (await stack.db.query<{ id: string }>('SELECT id FROM event_log ORDER BY id')).map((r) =>
-      Number(r.id),
-    );
+    // nothing lost, nothing doubled: every event id of Unleash stored once (SDK usage has ids from 2^52 on);
+    // rows of a type outside the contract dead-lettered (as on our connector's path), nothing else
+    const stored = (
+      await stack.db.query<{ id: string }>(`SELECT id FROM event_log WHERE id < 4503599627370496 ORDER BY id`)
+    ).map((r) => Number(r.id));
     const dead = await stack.db.query<{ reason_code: string; reason: string }>(
       'SELECT reason_code, reason FROM dead_letters',
     );
     const deadIds = dead.length;
-    const same = JSON.stringify(stored) === JSON.stringify(ids);
+    const unknownIds = (
+      await db.query<{ id: number }>(`SELECT id FROM events WHERE NOT (type = ANY($1::text[])) ORDER BY id`, [
+        [...EVENT_TYPES],
+      ])
+    ).rows.map((r) => r.id);
+    const contractIds = ids.filter((id) => !unknownIds.includes(id));
+    const same = JSON.stringify(stored) === JSON.stringify(contractIds);
     const checks = new Tally();
     const g = 'Debezium path';
     const check = (field: string, ok: boolean, unleash: unknown, flaglens: unknown) =>
@@ -114,20 +135,17 @@ async function main(): Promise<void> {
       `< ${ids.length}`,
       killedAt,
     );
-    check('every event id of Unleash projected exactly once', same, ids.length, stored.length);
-    // rows of a type outside the contract are dead-lettered on both paths; nothing else
-    const unknownRows = Number(
-      (
-        await db.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE NOT (type = ANY($1::text[]))`, [
-          (await import('@flaglens/contract')).EVENT_TYPES as unknown as string[],
-        ])
-      ).rows[0].n,
+    check(
+      'every event id of Unleash projected exactly once (types outside the contract dead-lettered)',
+      same,
+      contractIds.length,
+      stored.length,
     );
     check(
-      'dead letters: only types outside the contract',
-      dead.every((d) => d.reason_code === 'unknown-type'),
-      unknownRows,
-      dead.map((d) => d.reason_code),
+      'dead letters: the rows of types outside the contract, nothing else',
+      dead.length === unknownIds.length && dead.every((d) => d.reason_code === 'unknown-type'),
+      unknownIds.length,
+      dead.map((d) => `${d.reason_code}: ${d.reason}`).slice(0, 5),
     );
 
     const t = new Tally();
@@ -156,9 +174,44 @@ async function main(): Promise<void> {
       const b = await httpGet(ours.port, path, { authorization: t2 });
       check('event list of every flag: Debezium path = our connector', a.text === b.text, b.text, a.text);
     }
+    // the instance's event list (newest 100): Unleash may add events meanwhile (an SDK's application-created);
+    // both paths are brought up to Unleash's newest row again before each comparison (at most 3 times)
+    const syncBoth = async () => {
+      const now = (await db.query<{ id: number }>('SELECT id FROM events ORDER BY id')).rows.map((r) => r.id);
+      await waitFor('Debezium caught up', async () => now.every((id) => tally.ids.has(id)), {
+        timeoutMs: 60_000,
+      });
+      await runCli({ ...stack!.env, LOG_LEVEL: 'warn' }, [
+        'source',
+        'debezium',
+        '--from',
+        dbz!.topic,
+        '--once',
+      ]);
+      for (const [s, args] of [
+        [stack!, ['--sdk-only']],
+        [ours!, []],
+      ] as const)
+        await runCli({ ...s.env, LOG_LEVEL: 'warn' }, [
+          'source',
+          'unleash',
+          '--once',
+          ...args,
+          '--database-url',
+          peer!.dbUrl,
+        ]);
+      await drained(stack!);
+      await drained(ours!);
+    };
     for (const path of ['/api/admin/events', '/api/admin/user/profile']) {
-      const a = await httpGet(stack.port, path, { authorization: t1 });
-      const b = await httpGet(ours.port, path, { authorization: t2 });
+      let a = await httpGet(stack.port, path, { authorization: t1 });
+      let b = await httpGet(ours.port, path, { authorization: t2 });
+      for (let i = 0; i < 3 && a.text !== b.text; i++) {
+        log(`${path} differs: Unleash wrote meanwhile? both paths brought up to date again`);
+        await syncBoth();
+        a = await httpGet(stack.port, path, { authorization: t1 });
+        b = await httpGet(ours.port, path, { authorization: t2 });
+      }
       check(
         `${path}: Debezium path = our connector`,
         a.text === b.text,
