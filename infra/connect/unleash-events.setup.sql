@@ -15,7 +15,12 @@ GRANT SELECT ON public.events TO flaglens_debezium;
 --    role needs no ownership of the table)
 CREATE PUBLICATION flaglens_unleash_events FOR TABLE public.events;
 
--- 3. the slot: created by the connector on its first start (slot.name = flaglens_unleash_events, plugin
+-- 3. the row before in each update: Unleash's event announcer sets `announced = true` on every row once it
+--    has emitted it; with the row before, flaglens sees that the event itself did not change and skips the
+--    update (any other update or delete of an event is dead-lettered with the reason)
+ALTER TABLE public.events REPLICA IDENTITY FULL;
+
+-- 4. the slot: created by the connector on its first start (slot.name = flaglens_unleash_events, plugin
 --    pgoutput). It retains WAL until the connector confirms it: a connector removed for good must have its
 --    slot dropped, or WAL grows without bound:
 --      SELECT pg_drop_replication_slot('flaglens_unleash_events');
