@@ -75,8 +75,11 @@ export class DebeziumRelay {
       groupId: this.o.groupId,
       allowAutoTopicCreation: false,
       maxBytesPerPartition: 4 * 1024 * 1024,
-      maxWaitTimeInMs: 100,
+      // large batches while Debezium writes (its own batches are small), 200 ms at most when it is quiet
+      minBytes: 1024 * 1024,
+      maxWaitTimeInMs: 200,
     });
+    let committedAt = 0;
     const summary: RelaySummary = { relayed: 0, tombstones: 0, unchanged: 0 };
     let failure: unknown = null;
     await producer.connect();
@@ -105,7 +108,14 @@ export class DebeziumRelay {
           if (last) {
             resolveOffset(last.offset);
             next = Number(last.offset) + 1;
-            await consumer.commitOffsets([{ topic: from, partition: batch.partition, offset: String(next) }]);
+            // after Kafka acknowledged what it covers; at most once a second while behind (a crash re-sends
+            // at most that much, stored once by the projector), at once when caught up
+            if (batch.offsetLag() === '0' || Date.now() - committedAt >= 1000) {
+              await consumer.commitOffsets([
+                { topic: from, partition: batch.partition, offset: String(next) },
+              ]);
+              committedAt = Date.now();
+            }
           }
           await heartbeat();
         },
@@ -114,6 +124,10 @@ export class DebeziumRelay {
       while (!signal?.aborted && !failure && !(this.o.once && next >= end))
         await new Promise((r) => setTimeout(r, 100));
       if (failure) throw failure;
+      // what was produced is committed before leaving (a commit skipped by the once-a-second rule)
+      await consumer
+        .commitOffsets([{ topic: from, partition: 0, offset: String(next) }])
+        .catch(() => undefined);
       log('info', `relayed ${summary.relayed} change(s) from ${from} to ${to}`);
       return summary;
     } finally {
