@@ -1,5 +1,6 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { INestApplication } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from '@flaglens/config';
@@ -96,8 +97,10 @@ export class SourceUnleashCommand extends CommandRunner {
     const source = flags.sourceName ?? (flags.sdkOnly ? 'unleash-sdk' : 'unleash');
     try {
       if (!flags.once) {
+        // Fastify, as the api (no Express in the dependencies: NestFactory's default would not start)
         http = await NestFactory.create(
           ConnectorHttpModule.forRoot({ logLevel: c.LOG_LEVEL, metricsToken: c.METRICS_TOKEN, handle }),
+          new FastifyAdapter(),
           { bufferLogs: true },
         );
         http.useLogger(http.get(Logger));
