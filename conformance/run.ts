@@ -39,7 +39,7 @@ async function flaglensGet(stack: Stack, path: string, token: string): Promise<J
 }
 
 /** Waits until the projector has handled every message of the topic (stored, deduplicated or dead-lettered). */
-async function drained(stack: Stack): Promise<void> {
+export async function drained(stack: Stack): Promise<void> {
   await waitFor(
     'the projector caught up with the topic',
     async () => {
@@ -60,7 +60,7 @@ async function connectOnce(stack: Stack, args: string[]): Promise<Json> {
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Json;
 }
 
-async function compareAll(
+export async function compareAll(
   t: Tally,
   u: UnleashClient,
   unleashDb: Client,
@@ -342,7 +342,8 @@ async function main(): Promise<void> {
   process.exit(failed ? 1 : 0);
 }
 
-main().catch((e) => {
-  log(`failed: ${(e as Error).message}`);
-  process.exit(1);
-});
+if (require.main === module)
+  main().catch((e) => {
+    log(`failed: ${(e as Error).message}`);
+    process.exit(1);
+  });

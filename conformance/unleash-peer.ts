@@ -8,7 +8,7 @@ const ROOT = join(__dirname, '..');
 export const PEER_VERSION = '6.10.1';
 const PEER_SRC = join(ROOT, 'conformance', 'unleash-peer');
 export const PEER_DIR = join(ROOT, '.cache', `unleash-${PEER_VERSION}`);
-const PG_BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
+const DEFAULT_PG_BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
 
 /**
  * Installs `unleash-server@6.10.1` into `.cache/unleash-6.10.1` with `npm ci` from the committed lockfile
@@ -49,7 +49,7 @@ function withDb(url: string, db: string): string {
 }
 
 /** Starts the real Unleash on loopback against a fresh database (dropped by `stop`). */
-export async function startPeer(port: number): Promise<Peer> {
+export async function startPeer(port: number, PG_BASE = DEFAULT_PG_BASE): Promise<Peer> {
   const db = `flaglens_conf_unleash_${randomBytes(3).toString('hex')}`;
   const admin = new Client({ connectionString: withDb(PG_BASE, 'postgres') });
   await admin.connect();

@@ -12,7 +12,7 @@ import { RedriveDeadLettersHandler } from './dead-letters/redrive-dead-letters.c
 import { StatusCommand } from './status/status.command';
 import { PublishCommand } from './commands/publish.command';
 import { RebuildCommand } from './commands/rebuild.command';
-import { SourceCommand, SourceUnleashCommand } from './source/source.command';
+import { SourceCommand, SourceDebeziumCommand, SourceUnleashCommand } from './source/source.command';
 import {
   TokenCommand,
   TokenCreateCommand,
@@ -38,6 +38,7 @@ import {
     DeadLettersRedriveCommand,
     RedriveDeadLettersHandler,
     SourceCommand,
+    SourceDebeziumCommand,
     SourceUnleashCommand,
   ],
 })

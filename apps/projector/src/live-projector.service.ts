@@ -56,6 +56,7 @@ export class LiveProjector implements OnApplicationBootstrap, OnApplicationShutd
       sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
       allowUnknownTypes: config.ACCEPT_UNKNOWN_EVENT_TYPES,
       maxEventBytes: config.MAX_EVENT_BYTES,
+      eventFormat: config.EVENT_FORMAT,
       onBatch: (b) => {
         metrics.recordBatch({
           size: b.size,

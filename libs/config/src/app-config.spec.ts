@@ -43,6 +43,14 @@ describe('loadConfig', () => {
     expect(err?.message).not.toContain('secret');
   });
 
+  it('EVENT_FORMAT: unleash by default, debezium on demand, anything else stops the start', () => {
+    expect(loadConfig({}).EVENT_FORMAT).toBe('unleash');
+    expect(loadConfig({ EVENT_FORMAT: 'debezium' }).EVENT_FORMAT).toBe('debezium');
+    expect(() => loadConfig({ EVENT_FORMAT: 'avro' })).toThrow(
+      /EVENT_FORMAT="avro": must be unleash or debezium/,
+    );
+  });
+
   it('parses numbers and booleans from strings', () => {
     const c = loadConfig({
       PORT: '8080',

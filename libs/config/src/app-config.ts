@@ -153,6 +153,13 @@ export class AppConfig {
   @Matches(RFC3339, { message: 'must be an RFC 3339 date-time, e.g. 2026-11-22T09:01:00Z' })
   FLAGLENS_CLOCK?: string;
 
+  /**
+   * What KAFKA_TOPIC carries: `unleash`, the contract's events (our connector, the CLI's publish), or
+   * `debezium`, Debezium's change events of Unleash's `events` table (docs/debezium.md).
+   */
+  @IsIn(['unleash', 'debezium'], { message: 'must be unleash or debezium' })
+  EVENT_FORMAT: 'unleash' | 'debezium' = 'unleash';
+
   /** Store events of a type outside api-spec part 6 in the flag's event list instead of dead-lettering them. */
   @Transform(toBool)
   @IsBoolean()

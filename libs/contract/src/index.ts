@@ -16,3 +16,4 @@ export * from './sdk-payload.validator';
 export * from './tag.dto';
 export * from './validation-issues';
 export * from './well-formed-text.validator';
+export * from './debezium';

@@ -8,7 +8,15 @@ import { formatIssues } from './validation-issues';
 
 /** Why a message value was dead-lettered. */
 export type DeadLetterCode =
-  'empty' | 'too-large' | 'too-deep' | 'malformed-json' | 'not-an-object' | 'invalid-field' | 'unknown-type';
+  | 'empty'
+  | 'too-large'
+  | 'too-deep'
+  | 'malformed-json'
+  | 'not-an-object'
+  | 'invalid-field'
+  | 'unknown-type'
+  /** EVENT_FORMAT=debezium: an update, delete or truncate of Unleash's events table (never an event) */
+  | 'unsupported-change';
 
 /** Every dead-letter code, e.g. for a metric label or a CLI filter. */
 export const DEAD_LETTER_CODES: readonly DeadLetterCode[] = Object.freeze([
@@ -19,6 +27,7 @@ export const DEAD_LETTER_CODES: readonly DeadLetterCode[] = Object.freeze([
   'not-an-object',
   'invalid-field',
   'unknown-type',
+  'unsupported-change',
 ]);
 
 export type ParseResult =

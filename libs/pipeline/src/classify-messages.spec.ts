@@ -35,4 +35,49 @@ describe('classifyMessages', () => {
     expect(dead[0]).toMatchObject({ offset: 3, code: 'invalid-field', eventId: 1 });
     expect(dead[0].value?.equals(value)).toBe(true);
   });
+
+  it('EVENT_FORMAT=debezium: maps inserts, skips tombstones, dead-letters updates with the reason', () => {
+    const row = {
+      id: 9,
+      created_at: '2026-01-01T00:00:00.123456Z',
+      type: 'feature-created',
+      created_by: 'a',
+      created_by_user_id: null,
+      data: '{"name":"x","project":"p"}',
+      pre_data: null,
+      tags: null,
+      feature_name: 'x',
+      project: 'p',
+      environment: null,
+    };
+    const env = (op: string, after = row) =>
+      Buffer.from(JSON.stringify({ before: op === 'c' ? null : row, after, op, source: {} }));
+    const { accepted, dead } = classifyMessages(
+      't',
+      0,
+      [
+        { offset: 0, key: Buffer.from('{"id":9}'), value: env('c') },
+        { offset: 1, key: Buffer.from('{"id":9}'), value: null },
+        { offset: 2, key: Buffer.from('{"id":9}'), value: env('u', { ...row, created_by: 'b' }) },
+        // Unleash's announcer: announced set, the event unchanged (the row before known): skipped
+        {
+          offset: 3,
+          key: Buffer.from('{"id":9}'),
+          value: env('u', { ...row, announced: true } as typeof row),
+        },
+      ],
+      { allowUnknownTypes: false, maxBytes: 1 << 20, format: 'debezium' },
+    );
+    expect(accepted).toHaveLength(1);
+    expect(accepted[0].event).toMatchObject({
+      id: 9,
+      featureName: 'x',
+      createdAt: '2026-01-01T00:00:00.123Z',
+    });
+    // the stored body is the contract's event, not Debezium's envelope
+    expect(JSON.parse(String(accepted[0].raw))).toMatchObject({ id: 9, type: 'feature-created', tags: [] });
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toMatchObject({ offset: 2, code: 'unsupported-change' });
+    expect(dead[0].reason).toMatch(/^update of event 9 in Unleash's events table/);
+  });
 });

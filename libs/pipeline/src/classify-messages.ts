@@ -1,4 +1,4 @@
-import { parseEvent, type DeadLetterCode } from '@flaglens/contract';
+import { mapDebeziumChange, parseEvent, type DeadLetterCode, type EventFormat } from '@flaglens/contract';
 import type { SourcedEvent } from '@flaglens/projections';
 
 export interface IncomingMessage {
@@ -22,6 +22,12 @@ export interface DeadLetter {
 export interface ClassifyOptions {
   allowUnknownTypes: boolean;
   maxBytes: number;
+  /**
+   * What the topic carries (EVENT_FORMAT): the contract's events (`unleash`, the default) or Debezium's change
+   * events of Unleash's `events` table (`debezium`: mapped first; tombstones skipped; updates, deletes and
+   * whatever is not an insert dead-lettered with the reason).
+   */
+  format?: EventFormat;
 }
 
 export interface Classified {
@@ -40,7 +46,7 @@ const NULS = /\u0000/g;
 export const storableText = (s: string): string => s.replace(NULS, '\\u0000');
 
 /** What an operator accepted by re-driving a dead letter: any type, any size (the contract still holds). */
-export const REDRIVEN_OPTIONS: ClassifyOptions = {
+export const REDRIVEN_OPTIONS: Omit<ClassifyOptions, 'format'> = {
   allowUnknownTypes: true,
   maxBytes: Number.MAX_SAFE_INTEGER,
 };
@@ -61,7 +67,22 @@ export function classifyMessages(
   const dead: DeadLetter[] = [];
   for (const m of messages) {
     const o = redriven?.(m.offset) ? REDRIVEN_OPTIONS : opts;
-    const r = parseEvent(m.value, { allowUnknownTypes: o.allowUnknownTypes, maxBytes: o.maxBytes });
+    let value = m.value;
+    if (opts.format === 'debezium') {
+      const d = mapDebeziumChange(m.value);
+      if (d.kind === 'tombstone' || d.kind === 'unchanged') continue;
+      if (d.kind === 'rejected') {
+        dead.push({
+          ...position(topic, partition, m),
+          code: d.code,
+          reason: storableText(d.reason),
+          eventId: null,
+        });
+        continue;
+      }
+      value = Buffer.from(d.value); // the event in the contract's wire shape: what is validated and stored
+    }
+    const r = parseEvent(value, { allowUnknownTypes: o.allowUnknownTypes, maxBytes: o.maxBytes });
     if (r.ok) {
       const e = r.event;
       if (
@@ -82,7 +103,7 @@ export function classifyMessages(
         topic,
         partition,
         offset: m.offset,
-        raw: m.value ?? undefined,
+        raw: value ?? undefined,
       });
     } else {
       dead.push({

@@ -3,6 +3,7 @@ import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { classifyFailure, retryTransient } from '@flaglens/persistence';
 import { BatchApplier, OffsetConflictError, type ApplyOutcome, type BatchToApply } from './batch-applier';
 import type { SourcedEvent } from '@flaglens/projections';
+import type { EventFormat } from '@flaglens/contract';
 import { classifyMessages, type DeadLetter } from './classify-messages';
 
 export interface PartitionConsumerOptions {
@@ -12,6 +13,8 @@ export interface PartitionConsumerOptions {
   sessionTimeoutMs: number;
   allowUnknownTypes: boolean;
   maxEventBytes: number;
+  /** What the topic carries (EVENT_FORMAT); default `unleash`. */
+  eventFormat?: EventFormat;
   /**
    * Offsets of dead letters an operator re-drove (a rebuild replays them as the re-drive accepted them, so a
    * rebuild never drops a re-driven event).
@@ -271,7 +274,11 @@ export class PartitionConsumer {
       topic,
       partition,
       messages.map((m) => ({ offset: Number(m.offset), key: m.key, value: m.value })),
-      { allowUnknownTypes: this.opts.allowUnknownTypes, maxBytes: this.opts.maxEventBytes },
+      {
+        allowUnknownTypes: this.opts.allowUnknownTypes,
+        maxBytes: this.opts.maxEventBytes,
+        format: this.opts.eventFormat,
+      },
       this.opts.redriven && ((offset) => this.opts.redriven!(partition, offset)),
     );
   }

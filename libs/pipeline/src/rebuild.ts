@@ -15,6 +15,7 @@ import {
 } from '@flaglens/persistence';
 import { allProjections, CHANGE_CHANNEL } from '@flaglens/projections';
 import { BatchApplier } from './batch-applier';
+import type { EventFormat } from '@flaglens/contract';
 import type { DeadLetter } from './classify-messages';
 import { PartitionConsumer } from './partition-consumer';
 import { rebuildGroupOf } from './rebuild-group';
@@ -32,6 +33,8 @@ export interface RebuildOptions {
   sessionTimeoutMs: number;
   allowUnknownTypes: boolean;
   maxEventBytes: number;
+  /** What the topic carries (EVENT_FORMAT); default `unleash`. */
+  eventFormat?: EventFormat;
   /** How long the old version stays readable after the switch (api instances follow within seconds). */
   dropOldAfterMs: number;
   onProgress?: (p: RebuildProgress) => void;
@@ -166,6 +169,7 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
       sessionTimeoutMs: opts.sessionTimeoutMs,
       allowUnknownTypes: opts.allowUnknownTypes,
       maxEventBytes: opts.maxEventBytes,
+      eventFormat: opts.eventFormat,
       onBatch: ({ dead }) => {
         deadLetters += dead.length;
         for (const d of dead) opts.onDeadLetter?.(d);

@@ -21,6 +21,11 @@ export interface DbConnectorOptions {
   topic: string;
   /** Copy up to Unleash's newest event and SDK usage, then stop. */
   once: boolean;
+  /**
+   * SDK usage only, not the `events` table (which Debezium carries: docs/debezium.md). Its position is stored
+   * under its own name; the events' high-water mark stays 0.
+   */
+  sdkOnly?: boolean;
   /** Rows per read. */
   batchSize?: number;
   /** Wait between reads when caught up (ms). */
@@ -53,6 +58,15 @@ export function originOf(url: string): string {
     return redactUrl(url);
   }
 }
+
+/** What `--sdk-only` reads of `events`: nothing. */
+const NO_EVENTS: PollResult = {
+  snapshot: { xmin: 0n, xmax: 0n, xip: [] },
+  newestId: 0,
+  newestAt: null,
+  gapRows: [],
+  newRows: [],
+};
 
 /** Messages of event rows (values built by Postgres) and SDK events. */
 const rowMessage = (r: EventRow): Message => ({ key: r.key, value: r.value });
@@ -91,6 +105,7 @@ export class DbConnector {
       sdkPollMs: 5000,
       bucketGraceMs: 120_000,
       gap: DEFAULT_GAP_OPTIONS,
+      sdkOnly: false,
       ...(defined as DbConnectorOptions),
     };
   }
@@ -170,18 +185,22 @@ export class DbConnector {
           if (failures > 0) log('info', 'connected to Unleash again');
           failures = 0;
         }
-        const read = await (prefetch ?? db.poll(position.hwm, position.gaps, this.o.batchSize));
+        const read = this.o.sdkOnly
+          ? NO_EVENTS
+          : await (prefetch ?? db.poll(position.hwm, position.gaps, this.o.batchSize));
         prefetch = null;
         const now = Date.now();
         if (target === null) target = read.newestId;
-        const r = step(
-          position,
-          read.gapRows.map((x) => x.id),
-          read.newRows.map((x) => x.id),
-          read.snapshot,
-          now,
-          this.o.gap,
-        );
+        const r = this.o.sdkOnly
+          ? { position, filled: 0, abandoned: [], timedOut: [] }
+          : step(
+              position,
+              read.gapRows.map((x) => x.id),
+              read.newRows.map((x) => x.id),
+              read.snapshot,
+              now,
+              this.o.gap,
+            );
         for (const g of r.timedOut)
           log(
             'warn',

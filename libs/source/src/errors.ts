@@ -4,7 +4,14 @@ import { isTransientPgError } from '@flaglens/persistence';
 export class SourceError extends Error {
   readonly exitCode = 2;
   constructor(
-    readonly code: 'not-unleash' | 'no-grant' | 'refused-token' | 'bad-api' | 'position-mismatch',
+    readonly code:
+      | 'not-unleash'
+      | 'no-grant'
+      | 'refused-token'
+      | 'bad-api'
+      | 'position-mismatch'
+      | 'no-topic'
+      | 'partitions',
     message: string,
   ) {
     super(message);

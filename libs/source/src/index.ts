@@ -8,3 +8,4 @@ export * from './position-store';
 export * from './source-metrics';
 export * from './db-connector';
 export * from './api-connector';
+export * from './debezium-relay';

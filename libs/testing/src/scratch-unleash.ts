@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
-const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
+const DEFAULT_BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
 const DDL = join(__dirname, '..', '..', 'source', 'test-fixtures', 'unleash-6.10.1-schema.sql');
 
 function withDb(url: string, db: string): string {
@@ -27,7 +27,10 @@ export interface ScratchUnleash {
  * (test-fixtures/unleash-6.10.1-schema.sql), on the machine's Postgres. Tests and the bench write rows into
  * it as Unleash would; the conformance run uses the real Unleash instead.
  */
-export async function createScratchUnleash(label: string): Promise<ScratchUnleash> {
+export async function createScratchUnleash(
+  label: string,
+  BASE_URL = DEFAULT_BASE_URL,
+): Promise<ScratchUnleash> {
   const name = `flaglens_t_unleash_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(3).toString('hex')}`;
   const admin = new Client({ connectionString: withDb(BASE_URL, 'postgres') });
   await admin.connect();

@@ -50,6 +50,7 @@ export async function rebuildWithProgress(config: AppConfig, flags: RebuildFlags
       sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
       allowUnknownTypes: config.ACCEPT_UNKNOWN_EVENT_TYPES,
       maxEventBytes: config.MAX_EVENT_BYTES,
+      eventFormat: config.EVENT_FORMAT,
       dropOldAfterMs: (flags.dropOldAfter ?? 30) * 1000,
       onDeadLetter: (d) => {
         // loud: a poison event during a rebuild is reported, never silently skipped

@@ -88,6 +88,7 @@ export class RedriveDeadLettersHandler implements ICommandHandler<RedriveDeadLet
       const plan = planRedrive(rows, {
         allowUnknownTypes: this.config.ACCEPT_UNKNOWN_EVENT_TYPES,
         maxBytes: this.config.MAX_EVENT_BYTES,
+        format: this.config.EVENT_FORMAT,
       });
       const late = await laterEventsOfKey(db, plan.items);
       const results: RedriveResult[] = await applier.applyRedrive(

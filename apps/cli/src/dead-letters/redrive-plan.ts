@@ -1,3 +1,4 @@
+import type { EventFormat } from '@flaglens/contract';
 import { classifyMessages, type RedriveItem } from '@flaglens/pipeline';
 
 export interface StoredDeadLetter {
@@ -22,7 +23,7 @@ export interface RedrivePlan {
  */
 export function planRedrive(
   rows: StoredDeadLetter[],
-  opts: { allowUnknownTypes: boolean; maxBytes: number },
+  opts: { allowUnknownTypes: boolean; maxBytes: number; format?: EventFormat },
 ): RedrivePlan {
   const plan: RedrivePlan = { items: [], stillInvalid: [] };
   for (const r of rows) {

@@ -9,6 +9,7 @@ import { MetricsRegistry } from '@flaglens/observability';
 import {
   ApiConnector,
   DbConnector,
+  DebeziumRelay,
   SourceError,
   SourceMetrics,
   oneLine,
@@ -26,6 +27,7 @@ interface UnleashFlags {
   pollMs?: number;
   batchSize?: number;
   bucketGraceSeconds?: number;
+  sdkOnly?: boolean;
 }
 
 const LEVELS = { error: 0, warn: 1, info: 2 } as const;
@@ -91,9 +93,12 @@ export class SourceUnleashCommand extends CommandRunner {
         return connector!.currentStatus;
       },
     };
-    const source = flags.sourceName ?? 'unleash';
+    if (flags.sdkOnly && !databaseUrl) return fail('--sdk-only reads the database: give --database-url');
+    // SDK usage beside Debezium keeps a position of its own
+    const source = flags.sourceName ?? (flags.sdkOnly ? 'unleash-sdk' : 'unleash');
     try {
       if (!flags.once) {
+        // Fastify, as the api (no Express in the dependencies: NestFactory's default would not start)
         http = await NestFactory.create(
           ConnectorHttpModule.forRoot({ logLevel: c.LOG_LEVEL, metricsToken: c.METRICS_TOKEN, handle }),
           // Fastify, as the api and the projector (Nest's default, Express, is not a dependency)
@@ -111,6 +116,7 @@ export class SourceUnleashCommand extends CommandRunner {
             kafka,
             topic: c.KAFKA_TOPIC,
             once: !!flags.once,
+            sdkOnly: !!flags.sdkOnly,
             batchSize: flags.batchSize,
             pollMs: flags.pollMs,
             bucketGraceMs:
@@ -197,6 +203,14 @@ export class SourceUnleashCommand extends CommandRunner {
     return true;
   }
 
+  @Option({
+    flags: '--sdk-only',
+    description: 'SDK usage only, not the events table (Debezium carries it: docs/debezium.md)',
+  })
+  parseSdkOnly(): boolean {
+    return true;
+  }
+
   @Option({ flags: '--source-name <name>', description: 'name of the stored position (default unleash)' })
   parseSourceName(v: string): string {
     if (!/^[A-Za-z0-9._-]{1,100}$/.test(v)) throw new Error(`--source-name: letters, digits, . _ - only`);
@@ -236,10 +250,88 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+interface DebeziumFlags {
+  from?: string;
+  once?: boolean;
+  groupId?: string;
+}
+
+/**
+ * `source debezium --from <Debezium's topic of events> [--once]`: repartitions Debezium's change events of
+ * Unleash's `events` table into KAFKA_TOPIC, keyed by the contract's key, for a projector that runs with
+ * EVENT_FORMAT=debezium (docs/debezium.md).
+ */
+@SubCommand({
+  name: 'debezium',
+  description:
+    "Repartition Debezium's change events of Unleash's events table into the topic, keyed by flag (EVENT_FORMAT=debezium)",
+})
+export class SourceDebeziumCommand extends CommandRunner {
+  constructor(private readonly config: AppConfig) {
+    super();
+  }
+
+  async run(_: string[], flags: DebeziumFlags): Promise<void> {
+    const c = this.config;
+    if (!flags.from) return fail("give --from <Debezium's topic of Unleash's events table>");
+    if (flags.from === c.KAFKA_TOPIC) return fail("--from must be Debezium's topic, not KAFKA_TOPIC");
+    const log: SourceLog = (level, message) => {
+      if (level !== 'info' || c.LOG_LEVEL !== 'silent')
+        process.stderr.write(`flaglens source [${level}] ${terminalText(message)}\n`);
+    };
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    const kafka = createKafka({
+      brokers: c.KAFKA_BROKERS,
+      clientId: `${c.KAFKA_CLIENT_ID}-debezium-relay`,
+      log: (level, message) => level === 'error' && log('warn', `kafka: ${message}`),
+    });
+    try {
+      const summary = await new DebeziumRelay({
+        kafka,
+        from: flags.from,
+        to: c.KAFKA_TOPIC,
+        groupId: flags.groupId ?? 'flaglens-debezium-relay',
+        once: !!flags.once,
+        log,
+        signal: abort.signal,
+      }).run();
+      if (flags.once && abort.signal.aborted) return fail('stopped before everything was relayed');
+      if (flags.once) process.stdout.write(JSON.stringify(summary) + '\n');
+    } catch (e) {
+      if (e instanceof SourceError) return fail(e.message);
+      throw new Error(oneLine(e));
+    } finally {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+    }
+  }
+
+  @Option({ flags: '--from <topic>', description: "Debezium's topic of Unleash's events table" })
+  parseFrom(v: string): string {
+    return v;
+  }
+
+  @Option({ flags: '--once', description: 'relay up to the end of the topic as it is now, then exit' })
+  parseOnce(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '--group-id <id>',
+    description: "the relay's consumer group (default flaglens-debezium-relay)",
+  })
+  parseGroupId(v: string): string {
+    return v;
+  }
+}
+
 @Command({
   name: 'source',
-  description: 'Connect a source of events (a real Unleash) to the topic',
-  subCommands: [SourceUnleashCommand],
+  description: 'Connect a source of events (a real Unleash, or Debezium) to the topic',
+  subCommands: [SourceUnleashCommand, SourceDebeziumCommand],
 })
 export class SourceCommand extends CommandRunner {
   async run(): Promise<void> {

@@ -39,7 +39,8 @@ function binDir(): string {
   return found;
 }
 
-export async function startLocalPostgres(dir: string): Promise<LocalPostgres> {
+/** `settings`: more server settings, e.g. `['wal_level=logical']` (Debezium). */
+export async function startLocalPostgres(dir: string, settings: string[] = []): Promise<LocalPostgres> {
   const bin = binDir();
   const asRoot = process.getuid?.() === 0;
   const data = join(dir, 'data');
@@ -77,6 +78,7 @@ export async function startLocalPostgres(dir: string): Promise<LocalPostgres> {
     `-c unix_socket_directories=${dir}`,
     '-c max_connections=200',
     '-c TimeZone=UTC',
+    ...settings.map((s) => `-c ${s}`),
   ].join(' ');
   // every start names the log file: a server started without one keeps pg_ctl's stdout (here a pipe that
   // would never close); restart reuses the server options (postmaster.opts)
