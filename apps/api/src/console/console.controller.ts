@@ -44,7 +44,7 @@ export class ConsoleController {
     const query = typeof q === 'string' ? q.slice(0, 200).split('\u0000').join('') : '';
     const n = limitOf(limit, 50, 20);
     const flags = await this.reads.flagNames(query, await this.visibility.hiddenProjects(userId), n);
-    sendJson(res, jsonBody(JSON.stringify({ flags })));
+    await sendJson(res, jsonBody(JSON.stringify({ flags })));
   }
 
   @Get('flags/:featureName/events')
@@ -62,7 +62,7 @@ export class ConsoleController {
     const page = featureName.includes('\u0000')
       ? { eventsJson: '', total: 0, next: null }
       : await this.reads.eventPage(featureName, hidden, c, n);
-    sendJson(
+    await sendJson(
       res,
       jsonBody(
         `{"toggleName":${JSON.stringify(featureName)},"events":[${page.eventsJson}],"totalEvents":${page.total === null ? 'null' : page.total},"next":${JSON.stringify(page.next)}}`,
@@ -73,14 +73,14 @@ export class ConsoleController {
   @Get('projects')
   async projects(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     const projects = await this.reads.projects(await this.visibility.hiddenProjects(userId));
-    sendJson(res, jsonBody(JSON.stringify({ projects })));
+    await sendJson(res, jsonBody(JSON.stringify({ projects })));
   }
 
   @Get('operations')
   async status(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
     await this.requireOperator(userId);
     res.header('cache-control', 'no-store');
-    sendJson(res, jsonBody(JSON.stringify(await this.operations.status())));
+    await sendJson(res, jsonBody(JSON.stringify(await this.operations.status())));
   }
 
   @Get('operations/dead-letters/:id')
@@ -94,7 +94,7 @@ export class ConsoleController {
     const d = await this.operations.deadLetter(Number(id));
     if (!d) throw notFound(`There is no dead letter ${id}.`);
     res.header('cache-control', 'no-store');
-    sendJson(res, jsonBody(JSON.stringify(d)));
+    await sendJson(res, jsonBody(JSON.stringify(d)));
   }
 
   /** Operators: users whose root role is the predefined Admin (the role that sees every private project). */
