@@ -3,12 +3,12 @@ import type { Kafka, Message } from 'kafkajs';
 import { loadConfig } from '@flaglens/config';
 import { mapDebeziumChange, parseEvent, type FlagEvent } from '@flaglens/contract';
 import { reduceFlagState } from '@flaglens/projections';
-import { createProjectorApp } from '../../../apps/projector/src/main';
+import { createProjectorApp } from './main';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
 import { waitFor } from '@flaglens/testing/support/wait-for';
-import { DebeziumRelay } from './debezium-relay';
-import { SourceError } from './errors';
+import { DebeziumRelay } from '@flaglens/source/debezium-relay';
+import { SourceError } from '@flaglens/source/errors';
 
 /**
  * Per-flag order through Debezium (docs/debezium.md, "Per-flag order"). Debezium keys a change by the row's
