@@ -5,7 +5,7 @@
 #   ops/grafana/flaglens.json    every query parses (promtool) and names an exported metric
 #   deploy/k8s                   the Kubernetes API schemas (deploy/k8s/validate.mjs, npm kubernetes-models)
 #   deploy/nginx                 nginx -t (Debian's nginx), upstreams pointed at loopback
-# Missing tools are installed with apt-get when running as root (CI); otherwise the script says what to install.
+# Missing tools are installed by scripts/system-packages.sh (apt-get as root or with sudo -n), or named.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -15,21 +15,7 @@ mkdir -p "$OUT"
 log() { printf '[deploy:check] %s\n' "$*"; }
 
 # the Debian packages the checks (and test/deploy/*.e2e-spec.ts) use
-missing=()
-command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
-command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
-command -v nginx >/dev/null 2>&1 || missing+=(nginx)
-if ((${#missing[@]})); then
-  if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
-    log "installing ${missing[*]} (apt-get)"
-    apt-get update -qq >/dev/null
-    # no service is started here: the packages' init scripts are skipped without an init system
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  else
-    log "missing: ${missing[*]} (apt-get install ${missing[*]})" >&2
-    exit 1
-  fi
-fi
+bash scripts/system-packages.sh docker-compose:docker-compose promtool:prometheus nginx:nginx
 
 log "docker-compose.yml"
 docker-compose -f docker-compose.yml config -q

@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || { echo "[test] installing dependencies (npm ci)"; npm ci; }
+# the Debian packages of the console (chromium), proxy (nginx) and alert (prometheus) e2e tests
+bash scripts/system-packages.sh chromium:chromium nginx:nginx prometheus:prometheus
 bash scripts/infra.sh up
 npm run -s test:unit
 npm run -s test:int
