@@ -41,9 +41,23 @@ export async function startStack(label: string, extraEnv: Record<string, string>
   };
   const logs: string[] = [];
   const apps: ChildProcess[] = [startApp('projector', env, logs), startApp('api', env, logs)];
-  await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
-    timeoutMs: 60000,
-  });
+  const stopAll = async () => {
+    await Promise.all(apps.map((a) => stopApp(a)));
+    await drop();
+    await db.drop();
+  };
+  try {
+    // the apps run under ts-node: on a loaded 2-core machine their start alone has taken over a minute
+    await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
+      timeoutMs: 120000,
+    });
+  } catch (e) {
+    // a stack that did not start leaves no process behind (jest would wait for it forever), and says why
+    await stopAll().catch(() => undefined);
+    throw new Error(
+      `${e instanceof Error ? e.message : String(e)}; the apps printed:\n${logs.slice(-20).join('')}`,
+    );
+  }
   const count = async () =>
     Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM event_log'))[0].n);
   return {
@@ -57,10 +71,6 @@ export async function startStack(label: string, extraEnv: Record<string, string>
     waitForEvents: async (n) => {
       await waitFor(`${n} events projected`, async () => (await count()) === n, { timeoutMs: 90000 });
     },
-    stop: async () => {
-      await Promise.all(apps.map((a) => stopApp(a)));
-      await drop();
-      await db.drop();
-    },
+    stop: stopAll,
   };
 }
