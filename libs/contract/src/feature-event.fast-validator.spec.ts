@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fastValidateEvent } from './feature-event.fast-validator';
 import { validateFeatureEventWithDto } from './feature-event.validation';
+import { parseEvent } from './parse-event';
 import { eventLike, sdkEventLike, viaJson } from '@flaglens/testing/event-arbitraries';
 
 type Verdict = 'valid' | 'unknown-type' | 'invalid';
@@ -115,6 +116,36 @@ describe('fastValidateEvent agrees with the class-validator DTOs', () => {
     const covered = Object.fromEntries(outcomes.map((k) => [k, (seen[k] ?? 0) > 40]));
     expect(covered).toEqual(Object.fromEntries(outcomes.map((k) => [k, true])));
   });
+
+  it.each(['valueOf', 'constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    'judges a client-metrics flag named %s like any other, and parseEvent words the refusal without throwing',
+    (name) => {
+      // class-transformer (under the reference DTOs) drops or chokes on keys named like Object.prototype's
+      // members, so the DTOs cannot be the oracle here: the expected verdicts are written out
+      const event = (yes: number) =>
+        JSON.parse(
+          JSON.stringify({
+            id: 1,
+            createdAt: '2026-11-22T08:52:03Z',
+            type: 'client-metrics',
+            createdBy: 'sdk',
+            createdByUserId: null,
+            environment: 'development',
+            project: null,
+            featureName: null,
+            data: { appName: 'a', bucket: { start: 0, stop: 1, toggles: { x: { yes: 1, no: 0 } } } },
+            preData: null,
+            tags: null,
+          })
+            .replace('"x":', JSON.stringify(name) + ':')
+            .replace('"yes":1', `"yes":${yes}`),
+        ) as Record<string, unknown>;
+      expect(fastVerdict(event(1))).toBe('valid');
+      expect(fastVerdict(event(-1))).toBe('invalid');
+      const refused = parseEvent(Buffer.from(JSON.stringify(event(-1))));
+      expect(refused).toMatchObject({ ok: false, code: 'invalid-field' });
+    },
+  );
 
   it('gives the same verdict when one field of a random valid event is replaced by any JSON value (property)', () => {
     const fields = ['id', 'createdAt', 'type', 'createdBy', 'createdByUserId', 'environment', 'project'];
