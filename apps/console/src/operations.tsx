@@ -1,64 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './api';
+import type { DeadLetterDetail, OperationsStatus } from '../../api/src/console/operations.types';
 
-interface Status {
-  at: string;
-  topic: string;
-  group: string;
-  stallSeconds: number;
-  broker: { ok: boolean; error: string | null };
-  projectionVersion: { version: number; schema: string } | null;
-  partitions: {
-    partition: number;
-    storedOffset: number | null;
-    highWatermark: number | null;
-    lag: number | null;
-    lagSeconds: number | null;
-    lastEventAt: string | null;
-    status: string;
-  }[];
-  lag: number | null;
-  sources: {
-    source: string;
-    origin: string;
-    state: string;
-    position: number | string | null;
-    lagRows: number | null;
-    lagSeconds: number | null;
-    openGaps: number;
-    lastPollAt: string | null;
-  }[];
-  deadLetters: {
-    total: number;
-    pending: number;
-    byReason: { reason: string; total: number; pending: number }[];
-    latest: {
-      id: number;
-      partition: number;
-      offset: number;
-      reasonCode: string;
-      reason: string;
-      createdAt: string;
-      redrivenAt: string | null;
-    }[];
-  };
-  rebuild: { version: number; schema: string; applied: number; target: number; percent: number } | null;
-}
-
-interface DeadLetter {
-  id: number;
-  topic: string;
-  partition: number;
-  offset: number;
-  reasonCode: string;
-  reason: string;
-  createdAt: string;
-  key: string | null;
-  value: string | null;
-  valueBytes: number;
-  truncated: boolean;
-  redriveOutcome: string | null;
-}
+type Status = OperationsStatus;
+type DeadLetter = DeadLetterDetail;
 
 export const REFRESH_MS = 5000;
 
