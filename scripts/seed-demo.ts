@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { loadConfigOrExit } from '@flaglens/config';
 import { createKafka, topicWatermarks, kafkaSecurity } from '@flaglens/kafka';
 import { publishNdjson } from '../apps/cli/src/ndjson-publisher';
+import { repoRoot } from './repo-root';
 
-const DEMO = join(__dirname, '..', 'test', 'fixtures', 'reference-sample');
+// from the repository's root: this runs compiled, from dist/scripts/ (npm start)
+const DEMO = join(repoRoot(__dirname), 'test', 'fixtures', 'reference-sample');
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
