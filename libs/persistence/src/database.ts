@@ -35,12 +35,21 @@ export class Database {
     return (await this.pool.query(sql, params)).rows as T[];
   }
 
-  /** A client of its own (a transaction), to `release()` when done. */
-  connect(): Promise<PoolClient> {
-    return this.pool.connect();
+  /**
+   * A client of its own (a transaction), to `release()` when done. While it is checked out the pool does not
+   * listen to its errors, and pg emits a lost connection as an 'error' event besides failing the query that
+   * used it: unheard, that event would crash the process. The failed query is how the caller learns of it.
+   */
+  async connect(): Promise<PoolClient> {
+    const client = await this.pool.connect();
+    if (!client.listeners('error').includes(ignoreLostConnection)) client.on('error', ignoreLostConnection);
+    return client;
   }
 
   end(): Promise<void> {
     return this.pool.end();
   }
 }
+
+/** The checked-out clients' error listener: the query that used the connection fails with the same error. */
+function ignoreLostConnection(): void {}
