@@ -4,6 +4,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createToken } from '@flaglens/testing/support/cli';
 import { httpGet } from '@flaglens/testing/support/http';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
+import { waitFor } from '@flaglens/testing/support/wait-for';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
 
@@ -47,6 +48,14 @@ function getRaw(
  * before the Nest pipeline (no guard, no query bus, no per-request log line), with the same bytes, headers,
  * ETag and 304 as the full path; what is not cached takes the full path.
  */
+/** a few of helmet's headers, which every answer carries */
+const SECURITY = {
+  'x-content-type-options': 'nosniff',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-frame-options': 'SAMEORIGIN',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
 describe('cached reads: the hot path (running apps, real Kafka and Postgres)', () => {
   let stack: Stack;
   let admin: Record<string, string>;
@@ -73,8 +82,15 @@ describe('cached reads: the hot path (running apps, real Kafka and Postgres)', (
     const first = await httpGet(stack.port, path, admin);
     expect(first.status).toBe(200);
     expect(hits(await metrics(), route)).toBe(before); // a miss: the full path
-    const logged = requestLines(stack.logs, path);
-    expect(logged).toBeGreaterThanOrEqual(1);
+    // the line is written when the response has been sent, and reaches this process through a pipe: wait for it
+    const logged = await waitFor(
+      `the request line of ${path}`,
+      () => Promise.resolve(requestLines(stack.logs, path)),
+      {
+        timeoutMs: 10000,
+        intervalMs: 20,
+      },
+    );
     const second = await httpGet(stack.port, path, admin);
     expect(second.status).toBe(200);
     expect(second.text).toBe(first.text);
@@ -82,9 +98,17 @@ describe('cached reads: the hot path (running apps, real Kafka and Postgres)', (
     const { date: _d2, ...hitHeaders } = second.headers;
     expect(hitHeaders).toEqual(sameHeaders);
     expect(String(second.headers.etag)).toMatch(/^W\/"/);
+    // helmet's headers (computed once at start-up) on both paths
+    for (const r of [first, second]) expect(r.headers).toMatchObject(SECURITY);
     expect(hits(await metrics(), route)).toBe(before + 1);
-    // not through Nest: no request line for the hit (the query bus and the guard are behind the same pipeline)
-    await new Promise((r) => setTimeout(r, 200));
+    // not through Nest: no request line for the hit (the query bus and the guard are behind the same pipeline).
+    // The api logs in order: once the line of a later, logged request has arrived, the hit's would have too.
+    const marker = `/api/admin/no-such-route-${Date.now()}`;
+    expect((await httpGet(stack.port, marker, admin)).status).toBe(404);
+    await waitFor(`the request line of ${marker}`, () => Promise.resolve(requestLines(stack.logs, marker)), {
+      timeoutMs: 10000,
+      intervalMs: 20,
+    });
     expect(requestLines(stack.logs, path)).toBe(logged);
     // 304 on a matching If-None-Match, also from the hot path
     const again = await httpGet(stack.port, path, { ...admin, 'if-none-match': String(first.headers.etag) });
@@ -111,6 +135,7 @@ describe('cached reads: the hot path (running apps, real Kafka and Postgres)', (
     });
     expect(bad.status).toBe(401);
     expect(bad.json()).toMatchObject({ name: 'UnauthorizedError' });
+    expect(bad.headers).toMatchObject(SECURITY);
     expect((await httpGet(stack.port, '/api/admin/user/profile')).status).toBe(401);
     // another user's profile is theirs, not the admin's cached one
     const other = { authorization: await createToken(stack.env, '3') };

@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import helmet from '@fastify/helmet';
 import { Logger as NestLogger } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import { AppConfig, loadConfigOrExit } from '@flaglens/config';
@@ -13,6 +12,7 @@ import { CachedReads } from './auth/cached-reads';
 import { ignoreRequestBodies, rejectBadUrl } from './common/fastify-edges';
 import { API_SERVER_OPTIONS, tuneServer } from './common/server-options';
 import { serveConsole } from './console/console-static';
+import { securityHeaders } from './common/security-headers';
 
 /**
  * The api runs on Fastify (not Express): its router and reply path cost a fraction of Express's per
@@ -30,13 +30,16 @@ export function apiAdapter(): FastifyAdapter {
 
 export async function createApiApp(config: AppConfig): Promise<NestFastifyApplication> {
   const adapter = apiAdapter();
-  // before Nest registers its middleware (NestFactory.create), so that a cached answer to a cached caller is
-  // sent with helmet's headers and without the Nest pipeline nor its per-request logging (auth/cached-reads.ts)
+  // before Nest registers its middleware (NestFactory.create): one synchronous hook sets the security headers
+  // (helmet's, computed once: common/security-headers.ts) and answers a cached answer to a cached caller without
+  // the Nest pipeline nor its per-request logging (auth/cached-reads.ts); anything else goes on
   const instance = adapter.getInstance();
-  // secure defaults for a JSON api; Swagger UI at /docs needs its inline script and styles
-  await instance.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false });
+  const security = securityHeaders();
   const hot: { reads?: CachedReads } = {}; // set once Nest has created it
-  instance.addHook('onRequest', async (req, reply) => hot.reads?.onRequest(req, reply));
+  instance.addHook('onRequest', (req, reply, done) => {
+    void reply.headers(security);
+    if (hot.reads?.answer(req, reply) !== true) done();
+  });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bodyParser: false,
     bufferLogs: true,

@@ -72,23 +72,29 @@ export class CachedReads {
   }
 
   /**
-   * A Fastify `onRequest` hook: answers a hit (and returns the reply), else returns undefined (the request goes
-   * on). main.ts adds it after helmet's headers and before Nest's middleware (per-request logging).
+   * Answers a hit and returns true (the reply is sent, or being sent while a compressed form is first computed),
+   * else returns false: the request goes on. Synchronous, so that main.ts's `onRequest` hook, added before Nest's
+   * middleware (per-request logging), costs no promise on either path.
    */
-  async onRequest(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    if (req.method !== 'GET') return undefined;
+  answer(req: FastifyRequest, reply: FastifyReply): boolean {
+    if (req.method !== 'GET') return false;
     const route = this.routes.get(req.routeOptions.url ?? '');
-    if (!route) return undefined;
+    if (!route) return false;
     const userId = this.cachedCaller(req);
-    if (userId === undefined) return undefined;
+    if (userId === undefined) return false;
     const hit = route.lookup(req, userId);
-    if (!hit) return undefined;
+    if (!hit) return false;
     route.hits.inc();
     if (++this.seen % HIT_LOG_SAMPLE === 0)
       this.log.debug(`${HIT_LOG_SAMPLE} cached replies; this one: GET ${req.routeOptions.url}`);
     if (hit.headers) void reply.headers(hit.headers);
-    await sendJson(reply, hit.body);
-    return reply;
+    const sending = sendJson(reply, hit.body);
+    if (sending)
+      sending.catch((e: unknown) => {
+        this.log.error(`cached reply of GET ${req.routeOptions.url} failed: ${String(e)}`);
+        if (!reply.sent) void reply.code(500).send();
+      });
+    return true;
   }
 
   /** Hits are not logged one by one: a slow request is (whichever path it took). */
