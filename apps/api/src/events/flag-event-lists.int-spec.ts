@@ -87,6 +87,24 @@ describe('FlagEventLists (real Postgres)', () => {
     expect(EVENTS).toBeGreaterThan(WHOLE_LIST_EVENTS);
   });
 
+  it('reads a list that fits with one statement, without a cursor', async () => {
+    opened = 0;
+    const statements: string[] = [];
+    const query = pool.query.bind(pool) as (...a: unknown[]) => unknown;
+    (pool as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
+      statements.push(typeof a[0] === 'string' ? a[0] : ((a[0] as { name?: string }).name ?? '?'));
+      return query(...a);
+    };
+    try {
+      const short = await lists.open('short-once', 'short', [], true);
+      expect(JSON.parse(await text(short))).toMatchObject({ toggleName: 'short', totalEvents: 1 });
+    } finally {
+      delete (pool as unknown as { query?: unknown }).query;
+    }
+    expect(opened).toBe(0);
+    expect(statements).toEqual(['flaglens-events-of-flag']);
+  });
+
   it('gives its connection back: more short lists in a row than the pool holds', async () => {
     for (let i = 0; i < 12; i++)
       expect(JSON.parse(await text(await lists.open(`short-${i}`, 'short', [], false)))).toMatchObject({

@@ -67,6 +67,8 @@ export class FlagEventsCache extends ChangeDroppedCache<JsonBody | Broadcast> {
  * held no longer than rendering SLICE_EVENTS events. Requests that arrive while the bytes written so far are
  * still kept (KEPT_BYTES) join the same read and get those bytes first; a list that fits in KEPT_BYTES is then
  * cached as a short one is. Concurrent requests share the first read through the cache's single flight.
+ * A list that fits is first read by one named statement, without a cursor nor a transaction (the common
+ * miss costs one round trip); only a list longer than that is read again through the cursor.
  */
 @Injectable()
 export class FlagEventLists {
@@ -109,6 +111,14 @@ export class FlagEventLists {
     cacheable: boolean,
   ): Promise<JsonBody | Broadcast> {
     const token = this.cache.begin();
+    // most lists fit: one named statement (planned once per connection) answers them; a longer list is read
+    // again, as a stream, by a cursor in a snapshot of its own
+    const whole = await this.events.storedEventsOfFlag(featureName, hidden, WHOLE_LIST_EVENTS);
+    if (whole) {
+      let json = '';
+      for await (const part of rendered(whole, true)) json += part;
+      return flagEventsBody(featureName, json, whole.length);
+    }
     const client = await this.reads.pool().connect();
     let cursor: Awaited<ReturnType<EventLogReadModel['openEventsOfFlag']>>;
     let first: string[];

@@ -44,8 +44,17 @@ export class EventLogReadModel {
     hidden: string[],
     limit: number,
   ): Promise<FlagEventList | null> {
+    const bodies = await this.storedEventsOfFlag(featureName, hidden, limit);
+    return bodies && { total: bodies.length, eventsJson: wireList(bodies) };
+  }
+
+  /**
+   * The stored bodies of the flag's events (render them with `wireEvents`) when it has at most `limit` (one
+   * named statement, planned once per connection); null when it has more.
+   */
+  async storedEventsOfFlag(featureName: string, hidden: string[], limit: number): Promise<string[] | null> {
     // Postgres text cannot hold U+0000, so no stored flag has it in its name (the projector rejects them)
-    if (featureName.includes('\u0000')) return { total: 0, eventsJson: '' };
+    if (featureName.includes('\u0000')) return [];
     const r = await this.db.pool().query<string[]>({
       name: 'flaglens-events-of-flag',
       text: `${EVENTS_OF_FLAG} LIMIT $3`,
@@ -53,7 +62,7 @@ export class EventLogReadModel {
       rowMode: 'array',
     });
     if (r.rows.length > limit) return null;
-    return { total: r.rows.length, eventsJson: wireList(r.rows.map((row) => row[0])) };
+    return r.rows.map((row) => row[0]);
   }
 
   /**
