@@ -6,7 +6,8 @@
 #
 # The before-ref is checked out (detached) under .run/ab/before with its own `npm ci`; this checkout is
 # "after". Each round runs `npm run bench -- --ingest-only --events N` in before, then in after: events/s
-# from the first batch to lag 0, and the COPY ceiling of that run (the ratio is per run). The figures go to
+# from the first batch to lag 0, the COPY ceiling of that run (the ratio is per run), and the projector's and
+# Postgres backends' CPU µs per event (where the checkout prints them). The figures go to
 # bench/results/ingest-ab-<UTC timestamp>.json, with the medians.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,8 +38,12 @@ one() { # <label> <dir>
   rate="$(echo "$out" | sed -n 's/.*\[bench\] projected [0-9]* in [0-9.]* s (\([0-9]*\)\/s.*/\1/p' | tail -1)"
   ceiling="$(echo "$out" | sed -n 's/.*\[bench\] COPY ceiling \([0-9]*\)\/s.*/\1/p' | tail -1)"
   [[ -n "$rate" && -n "$ceiling" ]] || { echo "$out" | tail -20 >&2; exit 1; }
-  echo "[ingest-ab] round $r $1: $rate events/s, COPY ceiling $ceiling/s" >&2
-  runs+=("{\"round\":$r,\"checkout\":\"$1\",\"eventsPerSec\":$rate,\"copyCeilingPerSec\":$ceiling}")
+  # CPU µs per event (printed by checkouts that measure it): less distorted by a loaded machine than events/s
+  local cpu pgcpu
+  cpu="$(echo "$out" | sed -n 's/.*\[bench\] ingest CPU µs\/event: projector \([0-9.]*\), Postgres backends \([0-9.]*\).*/\1/p' | tail -1)"
+  pgcpu="$(echo "$out" | sed -n 's/.*\[bench\] ingest CPU µs\/event: projector \([0-9.]*\), Postgres backends \([0-9.]*\).*/\2/p' | tail -1)"
+  echo "[ingest-ab] round $r $1: $rate events/s, COPY ceiling $ceiling/s, CPU µs/event projector ${cpu:-?} Postgres ${pgcpu:-?}" >&2
+  runs+=("{\"round\":$r,\"checkout\":\"$1\",\"eventsPerSec\":$rate,\"copyCeilingPerSec\":$ceiling,\"projectorCpuUsPerEvent\":${cpu:-null},\"postgresCpuUsPerEvent\":${pgcpu:-null}}")
 }
 for ((r = 1; r <= ROUNDS; r++)); do
   one before "$BEFORE"
@@ -52,7 +57,8 @@ const runs = JSON.parse(process.argv[1]);
 const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const side = (c) => {
   const rs = runs.filter((x) => x.checkout === c);
-  return { eventsPerSec: med(rs.map((x) => x.eventsPerSec)), ratioToCopy: med(rs.map((x) => Number((x.eventsPerSec / x.copyCeilingPerSec).toFixed(3)))) };
+  const cpu = (k) => (rs.every((x) => x[k] !== null) ? med(rs.map((x) => x[k])) : null);
+  return { eventsPerSec: med(rs.map((x) => x.eventsPerSec)), ratioToCopy: med(rs.map((x) => Number((x.eventsPerSec / x.copyCeilingPerSec).toFixed(3)))), projectorCpuUsPerEvent: cpu("projectorCpuUsPerEvent"), postgresCpuUsPerEvent: cpu("postgresCpuUsPerEvent") };
 };
 const out = { before: process.argv[2], beforeCommit: process.argv[3], afterCommit: process.argv[4], events: Number(process.argv[5]), runs, median: { before: side("before"), after: side("after") } };
 require("fs").writeFileSync(process.argv[6], JSON.stringify(out, null, 2) + "\n");

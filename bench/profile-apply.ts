@@ -41,17 +41,26 @@ async function main(): Promise<void> {
     options: searchPathOption(schema),
   });
   const stages = new Map<string, number>();
+  const cpu = new Map<string, number>();
+  const dbCpu = new Map<string, number>();
+  const add = (m: Map<string, number>, k: string, v: number | undefined) =>
+    v !== undefined && m.set(k, (m.get(k) ?? 0) + v);
   const applier = new BatchApplier(
     ds,
     'profile',
     { kind: 'active' },
     allProjections(),
     () => undefined,
-    (stage, s) => stages.set(stage, (stages.get(stage) ?? 0) + s),
+    (stage, s, cost) => {
+      add(stages, stage, s);
+      add(cpu, stage, cost.cpuSeconds);
+      add(dbCpu, stage, cost.dbCpuSeconds);
+    },
   );
   try {
     let offset = await applier.loadPosition('profile', 0);
     const t0 = process.hrtime.bigint();
+    const cpu0 = process.cpuUsage().user + process.cpuUsage().system;
     let classifySeconds = 0;
     for (let i = 0; i < history.length; i += BATCH) {
       const c0 = process.hrtime.bigint();
@@ -60,10 +69,12 @@ async function main(): Promise<void> {
         key: Buffer.from(eventKey(e) ?? ''),
         value: Buffer.from(JSON.stringify(e)),
       }));
-      const { accepted, dead } = classifyMessages('profile', 0, messages, {
-        allowUnknownTypes: false,
-        maxBytes: 1 << 20,
-      });
+      const { accepted, dead } = applier.measure('classify', () =>
+        classifyMessages('profile', 0, messages, {
+          allowUnknownTypes: false,
+          maxBytes: 1 << 20,
+        }),
+      );
       classifySeconds += Number(process.hrtime.bigint() - c0) / 1e9;
       const next = offset + messages.length;
       await applier.apply({
@@ -77,12 +88,22 @@ async function main(): Promise<void> {
       offset = next;
     }
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-    const inStages = [...stages.values()].reduce((a, b) => a + b, 0);
+    const processCpu = (process.cpuUsage().user + process.cpuUsage().system - cpu0) / 1e6;
+    const inStages = [...stages.values()].reduce((a, b) => a + b, 0) - (stages.get('classify') ?? 0);
     console.log(
       `${history.length} ${rich ? 'rich ' : ''}events in batches of ${BATCH}: ${seconds.toFixed(1)} s, ${Math.round(history.length / seconds)} events/s`,
     );
+    const us = (v: number | undefined) =>
+      v === undefined ? '     -' : ((1e6 * v) / history.length).toFixed(2).padStart(6);
+    console.log(`  ${'stage'.padEnd(22)} ${'wall'.padStart(7)}         node µs/event  postgres µs/event`);
     for (const [k, v] of [...stages.entries()].sort((a, b) => b[1] - a[1]))
-      console.log(`  ${k.padEnd(22)} ${v.toFixed(2).padStart(7)} s  ${((100 * v) / seconds).toFixed(1)}%`);
+      console.log(
+        `  ${k.padEnd(22)} ${v.toFixed(2).padStart(7)} s  ${((100 * v) / seconds).toFixed(1).padStart(5)}%  ${us(cpu.get(k))}         ${us(dbCpu.get(k))}`,
+      );
+    const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+    console.log(
+      `  ${'(all stages)'.padEnd(22)} ${''.padStart(17)}  ${us(sum(cpu))}         ${us(sum(dbCpu))}; whole process ${us(processCpu)} µs/event`,
+    );
     // the JavaScript part of the event-log stage: its COPY data, built again here on its own from the values
     // as produced (the projector copies each value's bytes into the data)
     const sourced = history.map((e) => ({

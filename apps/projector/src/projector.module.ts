@@ -74,7 +74,11 @@ const PROVIDERS = [
           metrics.projectionSkips.inc({ projection });
           log.warn({ msg: `${projection}: event ${id} not applied: ${reason}`, projection, eventId: id });
         },
-        (stage, seconds) => metrics.stageSeconds.inc({ stage }, seconds),
+        (stage, seconds, cost) => {
+          metrics.stageSeconds.inc({ stage }, seconds);
+          metrics.stageCpuSeconds.inc({ stage }, cost.cpuSeconds);
+          if (cost.dbCpuSeconds !== undefined) metrics.stageDbCpuSeconds.inc({ stage }, cost.dbCpuSeconds);
+        },
       );
     },
   },

@@ -26,6 +26,10 @@ export const METRIC = {
   batchDuration: 'flaglens_projector_batch_duration_seconds',
   /** Seconds spent per stage of the batches (event log, each projection, offsets, commit): where ingest goes. */
   stageSeconds: 'flaglens_projector_stage_seconds_total',
+  /** The projector's CPU per stage (shared evenly between the stages running at once). */
+  stageCpuSeconds: 'flaglens_projector_stage_cpu_seconds_total',
+  /** The Postgres backend's CPU per stage (a server on the projector's machine only). */
+  stageDbCpuSeconds: 'flaglens_projector_stage_db_cpu_seconds_total',
   /** Transient Postgres failures retried (a batch, or a position load). */
   transactionRetries: 'flaglens_projector_transaction_retries_total',
   /** Projections that skipped an event (bad data for that projection, the event is still stored). */

@@ -41,6 +41,7 @@ export function countEventOutcomes(batch: BatchEvents): Map<string, Map<EventOut
     const dup = n - (stored.get(type) ?? 0);
     if (dup > 0) add(type, EVENT_OUTCOME.duplicate, dup);
   }
+  if (batch.dead.length === 0) return counts;
   const acceptedType = new Map(batch.accepted.map((s) => [s.event.id, typeOf(s)]));
   for (const d of batch.dead) {
     add(
@@ -61,6 +62,8 @@ export class ProjectorMetrics {
   readonly batchSize: Histogram;
   readonly batchDuration: Histogram;
   readonly stageSeconds: Counter;
+  readonly stageCpuSeconds: Counter;
+  readonly stageDbCpuSeconds: Counter;
   readonly transactionRetries: Counter;
   readonly projectionSkips: Counter;
 
@@ -112,6 +115,18 @@ export class ProjectorMetrics {
     this.stageSeconds = new Counter({
       name: METRIC.stageSeconds,
       help: 'Seconds spent in each stage of the batch transactions (event-log, each projection, offsets, commit)',
+      labelNames: [LABEL.stage],
+      registers,
+    });
+    this.stageCpuSeconds = new Counter({
+      name: METRIC.stageCpuSeconds,
+      help: "The projector's CPU seconds per stage of the batches (classify, event-log, each projection, …), shared evenly between the stages running at the same time",
+      labelNames: [LABEL.stage],
+      registers,
+    });
+    this.stageDbCpuSeconds = new Counter({
+      name: METRIC.stageDbCpuSeconds,
+      help: 'CPU seconds of the Postgres backend serving the batch transaction, per stage (only when Postgres runs on the same machine)',
       labelNames: [LABEL.stage],
       registers,
     });

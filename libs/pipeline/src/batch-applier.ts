@@ -16,6 +16,7 @@ import {
   type SourcedEvent,
 } from '@flaglens/projections';
 import { storableText, type DeadLetter } from './classify-messages';
+import { backendCpuSeconds, CpuShares, isLocalPostgres, type StageCost } from './stage-cost';
 
 /** Another consumer moved this partition's stored position: we no longer own it (or we are stale). */
 export class OffsetConflictError extends Error {
@@ -84,19 +85,57 @@ export class BatchApplier {
     private readonly projections: Projection[] = [],
     private readonly onSkipped: (projection: string, eventId: number, reason: string) => void = () =>
       undefined,
-    /** Time spent per stage of a batch (`event-log`, each projection, `offsets`, …): where ingest time goes. */
-    private readonly onStage?: (stage: string, seconds: number) => void,
+    /**
+     * Time and CPU spent per stage of a batch (`event-log`, each projection, `offsets`, …, and `classify`
+     * before it): where ingest time goes.
+     */
+    private readonly onStage?: (stage: string, seconds: number, cost: StageCost) => void,
   ) {}
 
-  /** Runs `fn`, reporting its duration under `stage` when someone listens. */
-  private async timed<T>(stage: string, fn: () => Promise<T>): Promise<T> {
+  private readonly cpu = new CpuShares();
+  /** The pid of each pooled connection's backend when it is a local postgres process, else null. */
+  private readonly backends = new WeakMap<PoolClient, number | null>();
+
+  /** Runs `fn`, reporting its wall time and CPU (this process's, the backend's) under `stage`. */
+  private async timed<T>(c: PoolClient | undefined, stage: string, fn: () => Promise<T>): Promise<T> {
     if (!this.onStage) return fn();
+    const pid = c ? this.backends.get(c) : undefined;
+    const db0 = pid ? backendCpuSeconds(pid) : undefined;
+    const cpu = this.cpu.start();
     const t0 = process.hrtime.bigint();
     try {
       return await fn();
     } finally {
-      this.onStage(stage, Number(process.hrtime.bigint() - t0) / 1e9);
+      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      const cpuSeconds = this.cpu.stop(cpu);
+      const db1 = db0 !== undefined ? backendCpuSeconds(pid!) : undefined;
+      this.onStage(stage, seconds, {
+        seconds,
+        cpuSeconds,
+        dbCpuSeconds: db1 !== undefined ? db1 - db0! : undefined,
+      });
     }
+  }
+
+  /** Runs synchronous work of a batch outside its transaction (decoding), reporting it under `stage`. */
+  measure<T>(stage: string, fn: () => T): T {
+    if (!this.onStage) return fn();
+    const cpu = this.cpu.start();
+    const t0 = process.hrtime.bigint();
+    try {
+      return fn();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      this.onStage(stage, seconds, { seconds, cpuSeconds: this.cpu.stop(cpu) });
+    }
+  }
+
+  /** Learns, once per pooled connection, whether its backend's CPU can be read (only when stages are timed). */
+  private async knowBackend(c: PoolClient): Promise<void> {
+    if (!this.onStage || this.backends.has(c)) return;
+    const r = await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const pid = Number(r.rows[0]?.pid);
+    this.backends.set(c, isLocalPostgres(pid) ? pid : null);
   }
 
   private async withClient<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
@@ -128,6 +167,24 @@ export class BatchApplier {
     const row = results[2]?.rows[0];
     if (!row) throw new NoActiveVersionError();
     return assertSchemaName(row.schema_name);
+  }
+
+  /**
+   * Runs `fn` in a transaction on the target version (as a batch would, the switch lock included), committed
+   * when it resolves: work of the projections done off the batches' path (e.g. the insights' stored weeks).
+   */
+  async transaction<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+    return this.withClient(async (c) => {
+      try {
+        await this.begin(c);
+        const result = await fn(c);
+        await c.query('COMMIT');
+        return result;
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
   }
 
   /** The stored next offset of a partition (0 for a partition never seen). */
@@ -183,7 +240,7 @@ export class BatchApplier {
     const project = async (events: SourcedEvent[]) => {
       const r = await applyProjections(c, events, this.projections, {
         skipped: this.onSkipped,
-        stage: (name, fn) => this.timed(name, fn),
+        stage: (name, fn) => this.timed(c, name, fn),
       });
       for (const [name, x] of r.changes) {
         const into = changes.get(name);
@@ -197,7 +254,7 @@ export class BatchApplier {
       transitions.push(...r.transitions);
     };
     if (!isolate) {
-      stored.push(...(await this.timed('event-log', () => appendEvents(c, accepted))));
+      stored.push(...(await this.timed(c, 'event-log', () => appendEvents(c, accepted))));
       await project(stored);
     } else {
       // event by event, the append and every projection under one savepoint: an event that any of them
@@ -231,8 +288,8 @@ export class BatchApplier {
     if (stored.length > 0) {
       // what readers may have to drop: derived from the projections' declarations (change-feed.ts); delivered
       // to listeners when (and only if) this transaction commits
-      const derived = await this.timed('changes', () => deriveChanges(c, stored, changes, transitions));
-      await this.timed('notify', () =>
+      const derived = await this.timed(c, 'changes', () => deriveChanges(c, stored, changes, transitions));
+      await this.timed(c, 'notify', () =>
         c.query('SELECT pg_notify($1, $2)', [
           CHANGE_CHANNEL,
           encodeChanges(derived.flags, derived.projects, derived.identity),
@@ -245,12 +302,13 @@ export class BatchApplier {
   private applyOnce(batch: BatchToApply, isolate: boolean): Promise<ApplyOutcome> {
     return this.withClient(async (c) => {
       try {
-        await this.timed('begin', () => this.begin(c));
+        await this.knowBackend(c);
+        await this.timed(c, 'begin', () => this.begin(c));
         const { stored, rejected } = await this.appendAndProject(c, batch.accepted, isolate);
         const dead = [...batch.dead, ...rejected];
-        if (dead.length > 0) await this.timed('dead-letters', () => insertDeadLetters(c, dead));
+        if (dead.length > 0) await this.timed(c, 'dead-letters', () => insertDeadLetters(c, dead));
         const lastEventAt = latestCreatedAt(stored);
-        const moved = await this.timed('offsets', () =>
+        const moved = await this.timed(c, 'offsets', () =>
           c.query(
             `UPDATE projector_offsets
               SET next_offset = $5,
@@ -262,7 +320,7 @@ export class BatchApplier {
         );
         if (moved.rowCount !== 1)
           throw new OffsetConflictError(batch.topic, batch.partition, batch.expectedOffset);
-        await this.timed('commit', () => c.query('COMMIT'));
+        await this.timed(c, 'commit', () => c.query('COMMIT'));
         return {
           stored: stored.length,
           duplicates: batch.accepted.length - stored.length - rejected.length,

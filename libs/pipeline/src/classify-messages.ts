@@ -38,9 +38,9 @@ export interface Classified {
 // Postgres text cannot hold U+0000; an event whose indexed string fields carry it is rejected here
 // (inside data/preData JSON.stringify escapes it, which is fine).
 // eslint-disable-next-line no-control-regex
-const NUL = /\u0000/;
-// eslint-disable-next-line no-control-regex
 const NULS = /\u0000/g;
+
+const hasNul = (s: string | null): boolean => s !== null && s.indexOf('\u0000') !== -1;
 
 /** Text that Postgres can store: U+0000 written as the escape `\\u0000`. */
 export const storableText = (s: string): string => s.replace(NULS, '\\u0000');
@@ -86,7 +86,11 @@ export function classifyMessages(
     if (r.ok) {
       const e = r.event;
       if (
-        [e.type, e.createdBy, e.featureName, e.project, e.environment].some((s) => s !== null && NUL.test(s))
+        hasNul(e.type) ||
+        hasNul(e.createdBy) ||
+        hasNul(e.featureName) ||
+        hasNul(e.project) ||
+        hasNul(e.environment)
       ) {
         dead.push({
           ...position(topic, partition, m),

@@ -270,16 +270,18 @@ export class PartitionConsumer {
   }
 
   private classify(topic: string, partition: number, messages: EachBatchPayload['batch']['messages']) {
-    return classifyMessages(
-      topic,
-      partition,
-      messages.map((m) => ({ offset: Number(m.offset), key: m.key, value: m.value })),
-      {
-        allowUnknownTypes: this.opts.allowUnknownTypes,
-        maxBytes: this.opts.maxEventBytes,
-        format: this.opts.eventFormat,
-      },
-      this.opts.redriven && ((offset) => this.opts.redriven!(partition, offset)),
+    return this.applier.measure('classify', () =>
+      classifyMessages(
+        topic,
+        partition,
+        messages.map((m) => ({ offset: Number(m.offset), key: m.key, value: m.value })),
+        {
+          allowUnknownTypes: this.opts.allowUnknownTypes,
+          maxBytes: this.opts.maxEventBytes,
+          format: this.opts.eventFormat,
+        },
+        this.opts.redriven && ((offset) => this.opts.redriven!(partition, offset)),
+      ),
     );
   }
 

@@ -47,7 +47,20 @@ export async function applyProjections(
         touch: (scope, keys) => record(p, scope, keys),
       }),
     );
-    for (const s of mine) record(p, p.scope, keysOf(p, s.event));
+    if (p.keysOf || p.scope === 'instance') for (const s of mine) record(p, p.scope, keysOf(p, s.event));
+    else {
+      // the default keys (keysOf): the event's flag or project, added without a list per event
+      const flags = p.scope === 'flags';
+      for (const s of mine) {
+        const k = flags ? s.event.featureName : s.event.project;
+        if (!k) continue;
+        const entry = changes.get(p.name);
+        if (k !== EVERY && entry) {
+          if (flags) entry.flags.add(k);
+          else if (entry.projects !== EVERY) entry.projects.add(k);
+        } else record(p, p.scope, [k]);
+      }
+    }
   }
   return { changes, transitions };
 }

@@ -1,0 +1,120 @@
+/*
+ * CPU per event of the ingest: the projector process, Postgres (the backends of the bench's database, and every
+ * postgres process of the machine), and, per stage of the batches, the projector's own share and its
+ * backend's (the projector's flaglens_projector_stage_cpu_seconds_total and _stage_db_cpu_seconds_total).
+ * CPU time is what a shared, loaded machine leaves least distorted: wall time waits for the other tenants.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Client } from 'pg';
+import { procCpuSeconds } from './proc';
+
+/** A process's CPU seconds (0 when it is gone). */
+const procCpu = (pid: number | string, children = false): number => procCpuSeconds(pid, children) || 0;
+
+/** Every postgres process of the machine (the server's children reaped count in its cutime). */
+function allPostgresCpu(): number {
+  let sum = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/comm`, 'latin1').startsWith('postgres')) continue;
+    } catch {
+      continue;
+    }
+    sum += procCpu(pid, true);
+  }
+  return sum;
+}
+
+/** Run time of a process from /proc/<pid>/schedstat (nanoseconds, exact), in seconds. */
+function schedCpu(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'latin1').split(' ', 1)[0]) / 1e9;
+  } catch {
+    return 0;
+  }
+}
+
+export interface CpuSample {
+  applied: number;
+  projector: number;
+  postgresAll: number;
+  /** backend pid -> its CPU seconds, for the backends connected to the bench's database */
+  backends: Map<number, number>;
+}
+
+export async function cpuSample(pg: Client, projectorPid: number, applied: number): Promise<CpuSample> {
+  const r = await pg.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+  );
+  return {
+    applied,
+    projector: procCpu(projectorPid),
+    postgresAll: allPostgresCpu(),
+    backends: new Map(r.rows.map((x) => [Number(x.pid), schedCpu(Number(x.pid))])),
+  };
+}
+
+export interface IngestCpu {
+  /** events applied between the two samples (the per-event divisor of the three totals) */
+  events: number;
+  projectorUsPerEvent: number;
+  /** the backends connected to the bench's database (the projector's connections): ours alone */
+  postgresBackendsUsPerEvent: number;
+  /** every postgres process of the machine, background writers included (and other tenants' queries) */
+  postgresAllUsPerEvent: number;
+  /** per stage: wall seconds, the projector's CPU µs/event, its backend's CPU µs/event (over all events) */
+  stages: { stage: string; seconds: number; nodeUs: number; postgresUs?: number }[];
+}
+
+const metric = (text: string, name: string): Map<string, number> => {
+  const m = new Map<string, number>();
+  for (const x of text.matchAll(new RegExp(`^${name}\\{[^}]*\\bstage="([^"]+)"[^}]*\\} ([0-9.e+-]+)$`, 'gm')))
+    m.set(x[1], Number(x[2]));
+  return m;
+};
+
+const round = (x: number) => Number(x.toFixed(2));
+
+/** The ingest's CPU per event between two samples, and per stage from the projector's metrics. */
+export function ingestCpu(
+  before: CpuSample,
+  after: CpuSample,
+  metricsText: string,
+  total: number,
+): IngestCpu {
+  const events = Math.max(1, after.applied - before.applied);
+  let backends = 0;
+  for (const [pid, s] of after.backends) backends += s - (before.backends.get(pid) ?? 0);
+  const wall = metric(metricsText, 'flaglens_projector_stage_seconds_total');
+  const cpu = metric(metricsText, 'flaglens_projector_stage_cpu_seconds_total');
+  const db = metric(metricsText, 'flaglens_projector_stage_db_cpu_seconds_total');
+  const stages = [...wall.keys()]
+    .map((stage) => ({
+      stage,
+      seconds: round(wall.get(stage)!),
+      nodeUs: round((1e6 * (cpu.get(stage) ?? 0)) / total),
+      postgresUs: db.has(stage) ? round((1e6 * db.get(stage)!) / total) : undefined,
+    }))
+    .sort((a, b) => b.nodeUs + (b.postgresUs ?? 0) - (a.nodeUs + (a.postgresUs ?? 0)));
+  return {
+    events,
+    projectorUsPerEvent: round((1e6 * (after.projector - before.projector)) / events),
+    postgresBackendsUsPerEvent: round((1e6 * backends) / events),
+    postgresAllUsPerEvent: round((1e6 * (after.postgresAll - before.postgresAll)) / events),
+    stages,
+  };
+}
+
+/** The stages as table rows (markdown), with the totals. */
+export function ingestCpuRows(c: IngestCpu): string[] {
+  const sum = (f: (s: IngestCpu['stages'][number]) => number) =>
+    round(c.stages.reduce((a, s) => a + f(s), 0));
+  return [
+    '| stage | wall s | projector CPU µs/event | Postgres backend CPU µs/event |',
+    '|---|---|---|---|',
+    ...c.stages.map((s) => `| ${s.stage} | ${s.seconds} | ${s.nodeUs} | ${s.postgresUs ?? '–'} |`),
+    `| all stages | ${sum((s) => s.seconds)} | ${sum((s) => s.nodeUs)} | ${sum((s) => s.postgresUs ?? 0)} |`,
+    `| whole process / all backends of the database / every postgres process | | ${c.projectorUsPerEvent} | ${c.postgresBackendsUsPerEvent} / ${c.postgresAllUsPerEvent} |`,
+  ];
+}

@@ -1,0 +1,28 @@
+/* CPU time of a process from /proc, for the bench's per-request and per-event CPU figures. */
+import { execSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc/<pid>/stat's times. */
+export const CLOCK_TICKS = (() => {
+  try {
+    return Number(execSync('getconf CLK_TCK', { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * utime + stime of a process (+ cutime + cstime, the children it reaped, with `children`), in seconds; NaN when
+ * it cannot be read (gone, or not Linux).
+ */
+export function procCpuSeconds(pid: number | string, children = false): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // fields after the command (which may hold spaces), from field 3 on
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const t = Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0);
+    return t / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+
+/** What one stage of a batch cost: wall time, this process's CPU, and the Postgres backend's CPU. */
+export interface StageCost {
+  seconds: number;
+  /** CPU of this process while the stage ran, shared evenly with the stages running at the same time */
+  cpuSeconds: number;
+  /** CPU of the Postgres backend serving the transaction during the stage (a local server only) */
+  dbCpuSeconds?: number;
+}
+
+const cpuMicros = (): number => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+/**
+ * This process's CPU, split between the stages running at each moment. `process.cpuUsage()` counts the
+ * whole process: with two batches in their transactions at once, a stage awaiting Postgres would otherwise
+ * count the other batch's JavaScript as its own. Each interval between two starts or stops is shared evenly
+ * by the stages open during it, so the stages' sum never exceeds what the process spent.
+ */
+export class CpuShares {
+  private readonly open = new Map<number, number>();
+  private last = cpuMicros();
+  private next = 0;
+
+  private advance(): void {
+    const now = cpuMicros();
+    const spent = now - this.last;
+    this.last = now;
+    if (this.open.size === 0) return;
+    const share = spent / this.open.size;
+    for (const [id, v] of this.open) this.open.set(id, v + share);
+  }
+
+  start(): number {
+    this.advance();
+    const id = ++this.next;
+    this.open.set(id, 0);
+    return id;
+  }
+
+  /** The stage's CPU share, in seconds. */
+  stop(id: number): number {
+    this.advance();
+    const v = this.open.get(id) ?? 0;
+    this.open.delete(id);
+    return v / 1e6;
+  }
+}
+
+/**
+ * CPU seconds a local Postgres backend has run (`/proc/<pid>/schedstat`, nanoseconds), or undefined when the
+ * pid is not a local postgres process (a remote server, another pid namespace) or the file is unreadable.
+ */
+export function backendCpuSeconds(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'latin1').split(' ', 1)[0]) / 1e9;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` is a postgres process of this machine whose CPU can be read (else: not measured). */
+export function isLocalPostgres(pid: number): boolean {
+  try {
+    return (
+      readFileSync(`/proc/${pid}/comm`, 'latin1').startsWith('postgres') &&
+      backendCpuSeconds(pid) !== undefined
+    );
+  } catch {
+    return false;
+  }
+}
