@@ -16,6 +16,7 @@ import { SdkUsage1763800000900 } from '../libs/projections/src/sdk-usage/sdk-usa
 import { Insights1763800002001 } from '../libs/projections/src/insights/insights.migration';
 import { InsightsEnvUpdatesByProject1763800003300 } from '../libs/projections/src/insights/insights-env-updates-by-project.migration';
 import { DropInsightsFlags1763800004100 } from '../libs/projections/src/insights/drop-insights-flags.migration';
+import { InsightsStoredWeeks1763800004210 } from '../libs/projections/src/insights/insights-stored-weeks.migration';
 import { Meta1763800000000 } from './1763800000000-meta';
 import { ProjectorOffsets1763800000050 } from './1763800000050-projector-offsets';
 import { PersonalAccessTokens1763800000210 } from './1763800000210-personal-access-tokens';
@@ -58,6 +59,7 @@ export const PROJECTION_MIGRATIONS: Migration[] = [
   InsightsEnvUpdatesByProject1763800003300,
   EventCounts1763800003400,
   DropInsightsFlags1763800004100,
+  InsightsStoredWeeks1763800004210,
 ];
 
 /**

@@ -6,6 +6,8 @@ import { validateInsights } from '@flaglens/testing/insights-shape';
 import { createToken } from '@flaglens/testing/support/cli';
 import { apiGet } from '@flaglens/testing/support/openapi';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
+import { Database, searchPathOption } from '@flaglens/persistence';
+import { IdentityReadModel, InsightsReadModel } from '@flaglens/projections';
 
 const PINNED = '2026-06-01T12:00:00.000Z';
 
@@ -69,5 +71,26 @@ describe('GET /api/admin/insights and /api/admin/dashboard/executive (running ap
     const bad = await apiGet(port, '/api/admin/insights?from=2026-13-01', asAdmin);
     expect(bad.status).toBe(400);
     expect(bad.json()).toMatchObject({ name: 'BadDataError' });
+  });
+
+  it('the projector stores the closed weeks; the answer is the reference computation byte for byte', async () => {
+    const ds = new Database({
+      url: stack.env.DATABASE_URL,
+      max: 2,
+      options: searchPathOption('flaglens_v1'),
+    });
+    try {
+      const marker = async () =>
+        (await ds.query<{ valid_until: string }>(`SELECT valid_until::text FROM insights_weeks_stored`))[0];
+      for (let i = 0; i < 100 && (await marker()).valid_until !== '2026-06-01'; i++)
+        await new Promise((r) => setTimeout(r, 200));
+      expect(await marker()).toEqual({ valid_until: '2026-06-01' });
+      const identity = new IdentityReadModel(ds);
+      const reference = new InsightsReadModel(ds, (x) => identity.countProjectMembers(x), undefined, false);
+      const res = await apiGet(port, '/api/admin/insights', asAdmin);
+      expect(res.text).toBe(JSON.stringify(await reference.report(new Date(PINNED))));
+    } finally {
+      await ds.end();
+    }
   });
 });

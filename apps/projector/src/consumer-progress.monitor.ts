@@ -28,6 +28,8 @@ const CHECK_TIMEOUT_MS = 3000;
 export class ConsumerProgressMonitor implements OnApplicationShutdown {
   private readonly log = new Logger('ConsumerProgress');
   readonly progress = new PartitionProgress();
+  /** Date.now() of the last committed batch (0 before the first): whether the projector is idle. */
+  lastBatchAt = 0;
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
   private activeSchema: string | null = null;
@@ -57,6 +59,7 @@ export class ConsumerProgressMonitor implements OnApplicationShutdown {
   /** After a committed batch: the position it stored and the high-water mark it was fetched with. */
   onBatch(partition: number, nextOffset: number, highWatermark: number, lastEventAt: string | null): void {
     const now = Date.now();
+    this.lastBatchAt = now;
     this.progress.observeHigh(partition, highWatermark, now);
     this.progress.observeStored(partition, nextOffset, lastEventAt, now);
     this.publish(now);

@@ -9,6 +9,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { MetricsRegistry, ObservabilityModule, ProjectorMetrics } from '@flaglens/observability';
 import { ConsumerProgressMonitor } from './consumer-progress.monitor';
 import { LiveProjector } from './live-projector.service';
+import { InsightsWeeksStore } from './insights-weeks.service';
 import { HealthController } from './health.controller';
 import { KAFKA } from './tokens';
 
@@ -84,4 +85,5 @@ const PROVIDERS = [
   },
   ConsumerProgressMonitor,
   LiveProjector,
+  InsightsWeeksStore,
 ];

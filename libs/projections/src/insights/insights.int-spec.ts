@@ -9,6 +9,7 @@ import { generateHistory } from '@flaglens/testing/generate-history';
 import { IdentityReadModel } from '../identity/identity.read-model';
 import { InsightsReadModel, type InstanceInsights } from './insights.read-model';
 import { validateInsights } from '@flaglens/testing/insights-shape';
+import { storeInsightsWeeks } from './insights.weeks';
 
 async function applyBatches(ds: Database, batches: FlagEvent[][]): Promise<void> {
   const c = await ds.connect();
@@ -335,5 +336,195 @@ describe('instance insights projection and read model (real Postgres)', () => {
     const b = await fresh('ins_replay_b');
     await applyBatches(b.ds, interleavedBatches(history, 17, 150));
     expect(await b.model.report(new Date(END))).toEqual(once);
+  });
+
+  describe('stored weeks: the same report as the reference computation', () => {
+    // a Wednesday: the current week has 3 days; 30 weeks of history before it
+    const END = '2026-06-03T12:00:00.000Z';
+    const history = generateHistory({
+      seed: 3,
+      projects: 6,
+      flagsPerProject: 20,
+      events: 3000,
+      weeks: 30,
+      end: END,
+    });
+    const created = history.find((e) => e.type === 'feature-created' && e.project !== 'default')!;
+    let id = 900_000;
+    const late = (at: string, type: string, o: Partial<FlagEvent> = {}): FlagEvent =>
+      testEvent(id++, type, { createdAt: at, ...o });
+    const daysBefore = (n: number, from = END) => new Date(Date.parse(from) - n * 86_400_000).toISOString();
+    const extra: FlagEvent[] = [];
+    /** events of an unknown type, stored in the event log only */
+    const unknown: FlagEvent[] = [];
+    let db: { ds: Database; model: InsightsReadModel };
+    let reference: InsightsReadModel;
+
+    async function store(ds: Database, now: string): Promise<number> {
+      const c = await ds.connect();
+      try {
+        await c.query('BEGIN');
+        const weeks = await storeInsightsWeeks(c, new Date(now));
+        await c.query('COMMIT');
+        return weeks;
+      } finally {
+        c.release();
+      }
+    }
+    const marker = async (ds: Database) =>
+      (
+        await ds.query<{ valid_until: string; base_at: string }>(
+          `SELECT valid_until::text, base_at::text FROM insights_weeks_stored`,
+        )
+      )[0];
+    /** The stored path answers byte for byte as the reference, for the whole report, a range and hidden projects. */
+    async function same(now: string, hidden: string[] = []): Promise<InstanceInsights> {
+      const at = new Date(now);
+      const r = await db.model.report(at, { from: null, to: null }, hidden);
+      const ref = await reference.report(at, { from: null, to: null }, hidden);
+      expect(r).toEqual(ref); // the readable difference, if any
+      expect(JSON.stringify(r)).toBe(JSON.stringify(ref));
+      const range = { from: daysBefore(60, now).slice(0, 10), to: daysBefore(10, now).slice(0, 10) };
+      expect(JSON.stringify(await db.model.report(at, range, hidden))).toBe(
+        JSON.stringify(await reference.report(at, range, hidden)),
+      );
+      return r;
+    }
+    const apply = async (events: FlagEvent[]) => {
+      extra.push(...events);
+      await applyBatches(db.ds, [events]);
+    };
+
+    beforeAll(async () => {
+      db = await fresh('ins_stored');
+      const identity = new IdentityReadModel(db.ds);
+      reference = new InsightsReadModel(db.ds, (x) => identity.countProjectMembers(x), undefined, false);
+      await applyBatches(db.ds, [history]);
+    });
+
+    it('stores the closed weeks once; the report is the reference one, with and without hidden projects', async () => {
+      expect(await store(db.ds, END)).toBe(520);
+      expect(await store(db.ds, END)).toBe(0);
+      expect(await marker(db.ds)).toEqual({ valid_until: '2026-06-01', base_at: '2026-06-01' });
+      const [{ n }] = await db.ds.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM insights_project_weeks`,
+      );
+      expect(n).toBeGreaterThan(6 * 25);
+      const r = await same(END);
+      expect(r.flagTrends.length).toBeGreaterThanOrEqual(30);
+      await same(END, [created.project!]);
+      await same(END, ['default', 'sim-project-2']);
+      await same(END, ['', 'sim-project-1']);
+      // a clock before the stored weeks' end: the weeks from its own week on are computed
+      await same(daysBefore(25));
+    });
+
+    it('a late event dated in a past stored week invalidates from its week; storing again gives the same', async () => {
+      await apply([
+        late(daysBefore(70), 'feature-stale-on', {
+          project: created.project,
+          featureName: created.featureName,
+        }),
+      ]);
+      const m = await marker(db.ds);
+      expect(m.valid_until < '2026-04-01').toBe(true);
+      await same(END);
+      expect(await store(db.ds, END)).toBeGreaterThanOrEqual(10);
+      await same(END);
+    });
+
+    it('an event of an unknown type dated before the first (not seen by the projection) adds its weeks', async () => {
+      const c = await db.ds.connect();
+      try {
+        await c.query('BEGIN');
+        const event = late('2025-09-01T10:00:00.000Z', 'some-future-event');
+        unknown.push(event);
+        await appendEvents(c, [{ event, knownType: false, topic: null, partition: null, offset: null }]);
+        await c.query('COMMIT');
+      } finally {
+        c.release();
+      }
+      const r = await same(END);
+      expect(r.flagTrends[0].date).toBe('2025-09-07T23:59:59.999Z');
+      expect(await store(db.ds, END)).toBeGreaterThan(0);
+      await same(END);
+    });
+
+    it('a feature-type lifetime change invalidates every week', async () => {
+      await apply([
+        late(daysBefore(1), 'feature-type-updated', { data: { id: 'release', lifetimeDays: 7 } }),
+      ]);
+      expect((await marker(db.ds)).valid_until).toBe('-infinity');
+      await same(END);
+      await store(db.ds, END);
+      await same(END);
+    });
+
+    it('environment type change, a flag moved, a project deleted: current-state inputs read at read time', async () => {
+      await apply([
+        late(daysBefore(1), 'environment-updated', {
+          environment: 'production',
+          data: { name: 'production', type: 'development' },
+        }),
+        late(daysBefore(1), 'feature-project-change', {
+          project: 'sim-project-4',
+          featureName: created.featureName,
+          data: { oldProject: created.project, newProject: 'sim-project-4' },
+        }),
+        late(daysBefore(1), 'project-deleted', { project: 'sim-project-5' }),
+      ]);
+      await same(END);
+      await same(END, ['sim-project-4', '']);
+      await apply([
+        late(daysBefore(1), 'environment-deleted', {
+          environment: 'development',
+          data: null,
+          preData: { name: 'development' },
+        }),
+      ]);
+      // all in the current week: the stored weeks stay valid
+      expect((await marker(db.ds)).valid_until).toBe('2026-06-01');
+      await same(END);
+      await same(END, ['sim-project-4']);
+    });
+
+    it('a week rolling over: computed until stored, then stored', async () => {
+      const next = '2026-06-08T01:00:00.000Z';
+      await apply([
+        late('2026-06-07T10:00:00.000Z', 'feature-stale-off', {
+          project: 'sim-project-4',
+          featureName: created.featureName,
+        }),
+      ]);
+      await same(next);
+      expect(await store(db.ds, next)).toBe(1);
+      expect(await marker(db.ds)).toEqual({ valid_until: '2026-06-08', base_at: '2026-06-08' });
+      await same(next);
+      await same(next, [created.project!]);
+    });
+
+    it('a rebuild (the same events into a new database) stores the same rows and answers the same', async () => {
+      const next = '2026-06-08T01:00:00.000Z';
+      const b = await fresh('ins_stored_rebuild');
+      const c = await b.ds.connect();
+      try {
+        await c.query('BEGIN');
+        await appendEvents(
+          c,
+          unknown.map((event) => ({ event, knownType: false, topic: null, partition: null, offset: null })),
+        );
+        await c.query('COMMIT');
+      } finally {
+        c.release();
+      }
+      await applyBatches(b.ds, interleavedBatches([...history, ...extra], 23, 400));
+      await store(b.ds, next);
+      const rows = (ds: Database) =>
+        ds.query(`SELECT ws::text, project, total, stale, ps FROM insights_project_weeks ORDER BY 1, 2`);
+      expect(await rows(b.ds)).toEqual(await rows(db.ds));
+      expect(JSON.stringify(await b.model.report(new Date(next)))).toBe(
+        JSON.stringify(await db.model.report(new Date(next))),
+      );
+    });
   });
 });

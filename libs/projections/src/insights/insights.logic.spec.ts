@@ -1,7 +1,7 @@
-import { reduceFlagState } from '../flag-state/flag-state.logic';
+import { reduceFlagState, type FlagTransition } from '../flag-state/flag-state.logic';
 import { testEvent as ev } from '@flaglens/testing/test-events';
 import fc from 'fast-check';
-import { insightsChanges, isoWeekId, weekStart } from './insights.logic';
+import { earliestInvalidated, insightsChanges, isoWeekId, weekStart } from './insights.logic';
 import { utcDay } from '../shared';
 
 describe('insights pure logic', () => {
@@ -85,5 +85,34 @@ describe('insights pure logic', () => {
     expect(c.metrics.map((m) => [m.feature, m.app, m.environment, m.yes, m.no])).toEqual([
       ['g', 'a', 'production', 2, 1],
     ]);
+  });
+});
+
+describe('earliestInvalidated (the stored weeks a batch may change)', () => {
+  it('the earliest UTC day of the events and transitions; -infinity for a feature-type change; null when empty', () => {
+    const e = (id: number, at: string, type = 'tag-created') => ev(id, type, { createdAt: at });
+    expect(earliestInvalidated([], [])).toBeNull();
+    expect(
+      earliestInvalidated([], [e(1, '2026-06-03T10:00:00.000Z'), e(2, '2026-05-31T23:59:59.999+00:00')]),
+    ).toBe('2026-05-31');
+    expect(
+      earliestInvalidated(
+        [
+          {
+            eventId: 3,
+            at: '2026-01-01T00:00:00.000Z',
+            name: 'f',
+            before: null,
+          } as unknown as FlagTransition,
+        ],
+        [e(3, '2026-06-03T10:00:00.000Z')],
+      ),
+    ).toBe('2026-01-01');
+    expect(
+      earliestInvalidated(
+        [],
+        [e(4, '2026-06-03T10:00:00.000Z'), e(5, '2026-06-03T10:00:00.000Z', 'feature-type-updated')],
+      ),
+    ).toBe('-infinity');
   });
 });

@@ -217,3 +217,25 @@ export function insightsChanges(
     metrics: [...metrics.values()],
   };
 }
+
+/**
+ * The earliest UTC day whose stored weeks (insights.weeks.ts) this batch may change: its earliest event or
+ * transition (a week's figures use events dated up to it, and the first event's week), or `-infinity` for a
+ * `feature-type-updated` (the current lifetimes apply to every week). Null for an empty batch.
+ */
+export function earliestInvalidated(
+  transitions: readonly FlagTransition[],
+  events: readonly FlagEvent[],
+): string | null {
+  let min: string | null = null;
+  const see = (at: string) => {
+    const day = utcDay(at);
+    if (min === null || day < min) min = day;
+  };
+  for (const e of events) {
+    if (e.type === 'feature-type-updated') return '-infinity';
+    see(e.createdAt);
+  }
+  for (const t of transitions) see(t.at);
+  return min;
+}

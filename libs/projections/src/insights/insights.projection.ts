@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { Projection, ProjectionContext, SourcedEvent } from '../projection';
-import { insightsChanges } from './insights.logic';
+import { insightsChanges, earliestInvalidated } from './insights.logic';
+import { invalidateInsightsWeeks } from './insights.weeks';
 
 /**
  * Instance insights (semantics §4, §7.5): pre-aggregates by UTC day (insights.logic.ts). Upserts are sorted
@@ -17,10 +18,12 @@ export class InsightsProjection implements Projection {
   }
 
   async apply(client: PoolClient, stored: SourcedEvent[], context: ProjectionContext): Promise<void> {
-    const c = insightsChanges(
-      context.transitions,
-      stored.map((s) => s.event),
-    );
+    const events = stored.map((s) => s.event);
+    const c = insightsChanges(context.transitions, events);
+    // first (a row lock only when it moves back, taken before the rows the store locks): the stored weeks from
+    // the earliest week this batch touches are no longer valid
+    const from = earliestInvalidated(context.transitions, events);
+    if (from !== null) await invalidateInsightsWeeks(client, from);
     if (c.flagDeltas.length > 0)
       await client.query(
         `INSERT INTO insights_flag_deltas AS x (day, project, type, created_day, d_total, d_stale, d_fresh)

@@ -55,6 +55,16 @@ export interface InstanceInsights {
   environmentTypeTrends: EnvironmentTypeTrend[];
 }
 
+interface ProjectFlagRow {
+  d: string;
+  ws: string;
+  week: string;
+  project: string;
+  total: number;
+  stale: number;
+  ps: number;
+}
+
 export interface InsightsRange {
   /** inclusive bounds on a row's date (`YYYY-MM-DD`), or null for none */
   from: string | null;
@@ -80,43 +90,115 @@ weeks AS (
    WHERE f.first <= $1::date
 )`;
 
+const PROJECT_FLAGS_COLUMNS = `to_char(c.d, 'YYYY-MM-DD') AS d, to_char(c.ws, 'YYYY-MM-DD') AS ws, c.week, c.project,
+       c.total::int AS total, c.stale::int AS stale, c.ps::int AS ps`;
+
 /**
  * Per (week, live project): flags live, stale and potentially stale as of the week's date. $5: the private
  * projects the caller may not see (left out here and in every per-project figure below).
  */
 export const PROJECT_FLAGS_SQL = `
 WITH ${WEEKS},
-pc AS (
-  SELECT project, at, live, lead(at) OVER (PARTITION BY project ORDER BY event_id) AS nxt
-    FROM insights_project_changes
-), plive AS (
-  SELECT DISTINCT w.ws, pc.project FROM weeks w JOIN pc ON pc.live AND pc.at < w.e AND (pc.nxt IS NULL OR pc.nxt >= w.e)
-   WHERE w.inr AND pc.project <> ALL($5::text[])
-), fd AS (
+${projectFlagsBody('weeks')}
+SELECT ${PROJECT_FLAGS_COLUMNS}
+  FROM cum c JOIN plive USING (ws, project)
+ ORDER BY c.ws, c.project`;
+
+/**
+ * The per-project flag figures from a weeks CTE named `w` (the columns of WEEKS): running sums over every
+ * delta up to each week (deltas before the first week of `w` collapse into it), so a row's figures do not
+ * depend on where `w` starts. Defines `plive` (the live projects per week) and `cum` (the figures).
+ */
+function projectFlagsBody(w: string, fromBase = false): string {
+  // the deltas before the cut ($6), already summed per project, stand for themselves (collapsed likewise)
+  const fd = fromBase
+    ? `fd AS (
+  SELECT project, ($6::date - 7) AS ws, total AS t, stale AS s, ps FROM insights_project_base
+  UNION ALL
+  SELECT project, date_trunc('week', day)::date AS ws, sum(d_total) AS t, sum(d_stale) AS s, 0 AS ps
+    FROM insights_flag_deltas WHERE day >= $6::date AND day <= $1::date GROUP BY 1, 2
+  UNION ALL
+  SELECT f.project, date_trunc('week', GREATEST(f.day, f.created_day + ft.lifetime_days))::date, 0, 0, sum(f.d_fresh)
+    FROM insights_flag_deltas f JOIN feature_types ft ON ft.id = f.type AND ft.lifetime_days > 0
+   WHERE GREATEST(f.day, f.created_day + ft.lifetime_days) BETWEEN $6::date AND $1::date GROUP BY 1, 2
+)`
+    : `fd AS (
   SELECT project, date_trunc('week', day)::date AS ws, sum(d_total) AS t, sum(d_stale) AS s, 0 AS ps
     FROM insights_flag_deltas WHERE day <= $1::date GROUP BY 1, 2
   UNION ALL
   SELECT f.project, date_trunc('week', GREATEST(f.day, f.created_day + ft.lifetime_days))::date, 0, 0, sum(f.d_fresh)
     FROM insights_flag_deltas f JOIN feature_types ft ON ft.id = f.type AND ft.lifetime_days > 0
    WHERE GREATEST(f.day, f.created_day + ft.lifetime_days) <= $1::date GROUP BY 1, 2
-), r AS (
-  SELECT min(ws) AS lo, max(ws) AS hi FROM weeks WHERE inr
+)`;
+  return `pc AS (
+  SELECT project, at, live, lead(at) OVER (PARTITION BY project ORDER BY event_id) AS nxt
+    FROM insights_project_changes
+), plive AS (
+  SELECT DISTINCT w.ws, pc.project FROM ${w} w JOIN pc ON pc.live AND pc.at < w.e AND (pc.nxt IS NULL OR pc.nxt >= w.e)
+   WHERE w.inr AND pc.project <> ALL($5::text[])
+), ${fd}, r AS (
+  SELECT min(ws) AS lo, max(ws) AS hi FROM ${w} WHERE inr
 ), fr AS (
   -- deltas before the range collapse into its first week (the running sums start from them)
   SELECT fd.project, GREATEST(fd.ws, r.lo) AS ws, fd.t, fd.s, fd.ps FROM fd, r WHERE fd.ws <= r.hi
 ), grid AS (
   SELECT w.ws, w.d, w.week, p.project, COALESCE(sum(fr.t), 0) AS t, COALESCE(sum(fr.s), 0) AS s,
          COALESCE(sum(fr.ps), 0) AS ps
-    FROM weeks w CROSS JOIN (SELECT DISTINCT project FROM plive) p
+    FROM ${w} w CROSS JOIN (SELECT DISTINCT project FROM plive) p
     LEFT JOIN fr ON fr.project = p.project AND fr.ws = w.ws
    WHERE w.inr
    GROUP BY 1, 2, 3, 4
 ), cum AS (
   SELECT ws, d, week, project, sum(t) OVER k AS total, sum(s) OVER k AS stale, sum(ps) OVER k AS ps
     FROM grid WINDOW k AS (PARTITION BY project ORDER BY ws)
-)
-SELECT to_char(c.d, 'YYYY-MM-DD') AS d, to_char(c.ws, 'YYYY-MM-DD') AS ws, c.week, c.project, c.total::int AS total, c.stale::int AS stale,
-       c.ps::int AS ps
+)`;
+}
+
+/**
+ * Where the stored weeks (insights.weeks.ts) stop serving a report: the first invalidated or unstored week, at
+ * most the current week's Monday; -infinity (nothing stored is used) when the report starts before the stored
+ * weeks do, or the first event is now earlier than when they were stored (an event of an unknown type). Parameters as WEEKS.
+ */
+export const STORED_CUT_SQL = `
+WITH ${WEEKS}
+SELECT c::text AS cut, c = base_at AS base
+  FROM (SELECT CASE WHEN (SELECT min(ws) FROM weeks WHERE inr) >= s.valid_from
+                         AND (SELECT (min(created_at) AT TIME ZONE 'UTC')::date FROM event_log) >= s.first_day
+                    THEN LEAST(s.valid_until, date_trunc('week', $1::date)::date) ELSE '-infinity'::date END AS c,
+               s.base_at
+          FROM insights_weeks_stored s) x`;
+
+/**
+ * PROJECT_FLAGS_SQL's rows of the weeks before the cut ($6), from the stored weeks: one row per week, its
+ * projects' rows as JSON `[project, total, stale, ps]` in the order of PROJECT_FLAGS_SQL (fewer values to parse).
+ */
+export const PROJECT_FLAGS_STORED_SQL = `
+WITH ${WEEKS}
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d, to_char(w.ws, 'YYYY-MM-DD') AS ws, w.week,
+       json_agg(json_build_array(s.project, s.total, s.stale, s.ps) ORDER BY s.project)::text AS rows
+  FROM insights_project_weeks s JOIN weeks w ON w.ws = s.ws AND w.inr
+ WHERE s.ws < $6::date AND s.project <> ALL($5::text[])
+ GROUP BY w.ws, w.d, w.week
+ ORDER BY w.ws`;
+
+/**
+ * PROJECT_FLAGS_TAIL_SQL when the stored base is as of the cut ($6): the running sums start from each
+ * project's sums before the cut (insights_project_base) instead of every delta since the first.
+ */
+export const PROJECT_FLAGS_TAIL_FROM_BASE_SQL = `
+WITH ${WEEKS},
+tail AS (SELECT ws, d, e, week, inr AND ws >= $6::date AS inr FROM weeks),
+${projectFlagsBody('tail', true)}
+SELECT ${PROJECT_FLAGS_COLUMNS}
+  FROM cum c JOIN plive USING (ws, project)
+ ORDER BY c.ws, c.project`;
+
+/** PROJECT_FLAGS_SQL's rows of the weeks from the cut ($6) on, computed (the same running sums). */
+export const PROJECT_FLAGS_TAIL_SQL = `
+WITH ${WEEKS},
+tail AS (SELECT ws, d, e, week, inr AND ws >= $6::date AS inr FROM weeks),
+${projectFlagsBody('tail')}
+SELECT ${PROJECT_FLAGS_COLUMNS}
   FROM cum c JOIN plive USING (ws, project)
  ORDER BY c.ws, c.project`;
 
@@ -168,6 +250,32 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, e.type, sum(u.n)::bigint AS n
  GROUP BY w.ws, w.d, w.week, e.type
  ORDER BY w.ws, e.type`;
 
+/** ENV_TYPES_SQL's rows of the weeks before the cut ($6), from the stored weeks (hidden projects subtracted). */
+export const ENV_TYPES_STORED_SQL = `
+WITH ${WEEKS},
+s AS (
+  SELECT ws, environment, n FROM insights_env_weeks WHERE ws < $6::date
+  UNION ALL
+  SELECT ws, environment, -n FROM insights_env_project_weeks WHERE ws < $6::date AND project = ANY($5::text[])
+)
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, e.type, sum(s.n)::bigint AS n
+  FROM s JOIN weeks w ON w.ws = s.ws AND w.inr
+  JOIN environments e ON e.name = s.environment AND NOT e.deleted
+ GROUP BY w.ws, w.d, w.week, e.type
+HAVING sum(s.n) > 0
+ ORDER BY w.ws, e.type`;
+
+/** ENV_TYPES_SQL's rows of the weeks from the cut ($6) on. */
+export const ENV_TYPES_TAIL_SQL = `
+WITH ${WEEKS}
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, e.type, sum(u.n)::bigint AS n
+  FROM weeks w
+  JOIN insights_env_project_updates u ON u.day BETWEEN w.ws AND w.d AND u.project <> ALL($5::text[])
+  JOIN environments e ON e.name = u.environment AND NOT e.deleted
+ WHERE w.inr AND w.ws >= $6::date
+ GROUP BY w.ws, w.d, w.week, e.type
+ ORDER BY w.ws, e.type`;
+
 /** SDK metrics per week and project (the flag's current project, else the event's project). */
 export const METRICS_SQL = `
 WITH ${WEEKS}
@@ -214,7 +322,50 @@ export class InsightsReadModel {
      * back event dates go. A range asking for more is the caller's error (see `weeksSpanned`).
      */
     readonly maxWeeks = DEFAULT_INSIGHTS_MAX_WEEKS,
+    /**
+     * Read the closed weeks' per-project flag figures from the stored weeks (insights.weeks.ts) where they
+     * are valid; false computes every week (the reference the stored path is tested against).
+     */
+    private readonly storedWeeks = true,
   ) {}
+
+  /**
+   * Where the stored weeks stop serving this report, and whether the computed weeks' running sums may start
+   * from the stored base; -infinity (every week computed) without stored weeks.
+   */
+  private async cut(ph: unknown[]): Promise<{ cut: string; base: boolean }> {
+    if (!this.storedWeeks) return { cut: '-infinity', base: false };
+    const [c] = await this.db.query<{ cut: string; base: boolean }>(STORED_CUT_SQL, ph.slice(0, 4));
+    return c ?? { cut: '-infinity', base: false };
+  }
+
+  /** PROJECT_FLAGS_SQL's rows: the stored weeks before the cut, the later ones computed. */
+  private async projectFlagRows(ph: unknown[], { cut, base }: { cut: string; base: boolean }) {
+    if (cut === '-infinity') return this.db.query<ProjectFlagRow>(PROJECT_FLAGS_SQL, ph);
+    const pc = [...ph, cut];
+    const [weeks, computed] = await Promise.all([
+      this.db.query<{ d: string; ws: string; week: string; rows: string }>(PROJECT_FLAGS_STORED_SQL, pc),
+      this.db.query<ProjectFlagRow>(base ? PROJECT_FLAGS_TAIL_FROM_BASE_SQL : PROJECT_FLAGS_TAIL_SQL, pc),
+    ]);
+    // every stored week precedes every computed one: the two ordered lists follow each other
+    const rows: ProjectFlagRow[] = [];
+    for (const w of weeks)
+      for (const [project, total, stale, ps] of JSON.parse(w.rows) as [string, number, number, number][])
+        rows.push({ d: w.d, ws: w.ws, week: w.week, project, total, stale, ps });
+    return rows.length === 0 ? computed : rows.concat(computed);
+  }
+
+  /** ENV_TYPES_SQL's rows: the stored weeks before the cut, the later ones computed. */
+  private async envRows(ph: unknown[], { cut }: { cut: string }) {
+    type Row = { d: string; week: string; type: string; n: string };
+    if (cut === '-infinity') return this.db.query<Row>(ENV_TYPES_SQL, ph);
+    const pc = [...ph, cut];
+    const [stored, computed] = await Promise.all([
+      this.db.query<Row>(ENV_TYPES_STORED_SQL, pc),
+      this.db.query<Row>(ENV_TYPES_TAIL_SQL, pc),
+    ]);
+    return stored.concat(computed);
+  }
 
   /**
    * The report as of `now`, for the weeks whose date is in `range`, leaving out every row and figure of the
@@ -232,19 +383,13 @@ export class InsightsReadModel {
       .slice(0, 10);
     const p = [today, range.from, range.to, earliest];
     const ph = [...p, [...hidden]];
+    // the parts that read stored weeks wait for the cut; the others start at once
+    const cut = this.cut(ph);
     const [weeks, projectRows, userRows, envRows, metricRows, ttpRows] = await Promise.all([
       this.db.query<{ d: string; week: string }>(WEEKS_SQL, p),
-      this.db.query<{
-        d: string;
-        ws: string;
-        week: string;
-        project: string;
-        total: number;
-        stale: number;
-        ps: number;
-      }>(PROJECT_FLAGS_SQL, ph),
+      cut.then((c) => this.projectFlagRows(ph, c)),
       this.db.query<{ d: string; total: number; active: number }>(USERS_SQL, p),
-      this.db.query<{ d: string; week: string; type: string; n: string }>(ENV_TYPES_SQL, ph),
+      cut.then((c) => this.envRows(ph, c)),
       this.db.query<{
         d: string;
         week: string;

@@ -1,0 +1,78 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig, clockFromConfig, type Clock } from '@flaglens/config';
+import { BatchApplier } from '@flaglens/pipeline';
+import { storeInsightsWeeks } from '@flaglens/projections';
+import { ConsumerProgressMonitor } from './consumer-progress.monitor';
+
+/** How often the insights' closed weeks are checked (a one-row read when nothing is to store). */
+export const INSIGHTS_STORE_EVERY_MS = 5_000;
+/**
+ * A store (which holds batches back while it computes) waits for the projector to be idle this long, unless
+ * the last one is older than INSIGHTS_STORE_AT_LEAST_MS: a backfill of old events keeps invalidating weeks, and
+ * storing them every few seconds would slow it down.
+ */
+export const INSIGHTS_STORE_IDLE_MS = 1_000;
+export const INSIGHTS_STORE_AT_LEAST_MS = 60_000;
+
+/**
+ * Stores the insights' closed weeks (libs/projections/src/insights/insights.weeks.ts) off the batches' path:
+ * shortly after start, then every few seconds when the projector is idle (at least every minute otherwise), in
+ * the active version; only the weeks no longer valid (a late event, a feature-type change) or newly closed (a
+ * new week) are computed; when all are stored, a check is a one-row read. The current week is "now" of
+ * FLAGLENS_CLOCK when set, as for the api.
+ */
+@Injectable()
+export class InsightsWeeksStore implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly log = new Logger('InsightsWeeks');
+  private readonly clock: Clock;
+  private timer?: NodeJS.Timeout;
+  private first?: NodeJS.Timeout;
+  private closing = false;
+  private running?: Promise<void>;
+  private lastFailure?: string;
+  private lastStoreAt = 0;
+
+  constructor(
+    private readonly applier: BatchApplier,
+    private readonly config: AppConfig,
+    private readonly monitor: ConsumerProgressMonitor,
+  ) {
+    this.clock = clockFromConfig(config.FLAGLENS_CLOCK);
+  }
+
+  onApplicationBootstrap(): void {
+    const tick = () => {
+      const now = Date.now();
+      const busy = now - this.monitor.lastBatchAt < INSIGHTS_STORE_IDLE_MS;
+      if (this.closing || (busy && now - this.lastStoreAt < INSIGHTS_STORE_AT_LEAST_MS)) return;
+      this.running ??= this.store().finally(() => (this.running = undefined));
+    };
+    this.first = setTimeout(tick, 500).unref();
+    this.timer = setInterval(tick, INSIGHTS_STORE_EVERY_MS).unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.first);
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Never rejects: a failure is logged and the next tick tries again. */
+  async store(): Promise<void> {
+    try {
+      const t0 = Date.now();
+      this.lastStoreAt = t0;
+      const weeks = await this.applier.transaction((c) =>
+        storeInsightsWeeks(c, this.clock.now(), this.config.INSIGHTS_MAX_WEEKS),
+      );
+      if (weeks > 0) this.log.log(`stored ${weeks} insights weeks in ${Date.now() - t0} ms`);
+      this.lastFailure = undefined;
+    } catch (e) {
+      // said once per distinct failure (e.g. no active version yet, until the first migration)
+      const failure = (e as Error).message;
+      if (failure !== this.lastFailure) this.log.warn(`could not store the insights weeks: ${failure}`);
+      this.lastFailure = failure;
+    }
+  }
+}
