@@ -39,7 +39,7 @@ async function flaglensGet(stack: Stack, path: string, token: string): Promise<J
 }
 
 /** Waits until the projector has handled every message of the topic (stored, deduplicated or dead-lettered). */
-export async function drained(stack: Stack): Promise<void> {
+export async function drained(stack: Pick<Stack, 'kafka' | 'topic' | 'db'>): Promise<void> {
   await waitFor(
     'the projector caught up with the topic',
     async () => {
