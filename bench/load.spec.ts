@@ -1,7 +1,9 @@
-import { parseWrk, wrkMs } from './load';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { load, loadTool, parseWrk, wrkMs, wrkPathsScript, type LoadTool } from './load';
 
 describe("wrk's output", () => {
-  it('reads requests/s, p50, p99 and failures', () => {
+  it('reads requests/s, p50, p99, failures and the count of requests', () => {
     const out = `Running 2s test @ http://127.0.0.1:1/x
   2 threads and 50 connections
   Thread Stats   Avg      Stdev     Max   +/- Stdev
@@ -17,7 +19,64 @@ describe("wrk's output", () => {
 Requests/sec:  10000.50
 Transfer/sec:      2.50MB
 `;
-    expect(parseWrk(out)).toEqual({ reqPerSec: 10001, p50Ms: 0.85, p99Ms: 2.5, non2xx: 7 });
+    expect(parseWrk(out)).toEqual({ reqPerSec: 10001, p50Ms: 0.85, p99Ms: 2.5, non2xx: 7, requests: 20000 });
     expect(wrkMs('2.00s')).toBe(2000);
+  });
+});
+
+describe('a wrk script of random paths', () => {
+  it('lists every path as a Lua string, escaped', () => {
+    const script = wrkPathsScript(['/a', '/b"c', '/d\\e']);
+    expect(script).toContain('  "/a",\n  "/b\\"c",\n  "/d\\\\e",\n}');
+    expect(script).toContain('wrk.format("GET", paths[math.random(n)])');
+  });
+
+  it('refuses no paths, and paths it cannot write as plain Lua strings', () => {
+    expect(() => wrkPathsScript([])).toThrow('no paths');
+    expect(() => wrkPathsScript(['/é'])).toThrow('not a printable ASCII path');
+    expect(() => wrkPathsScript(['/a\nb'])).toThrow('not a printable ASCII path');
+  });
+});
+
+describe('a load of random paths', () => {
+  let server: Server;
+  let origin: string;
+  const seen = new Map<string, number>();
+  const auth: string[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.set(req.url ?? '', (seen.get(req.url ?? '') ?? 0) + 1);
+      auth.push(req.headers.authorization ?? '');
+      res.end('ok');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  beforeEach(() => {
+    seen.clear();
+    auth.length = 0;
+  });
+
+  const tools: LoadTool[] = loadTool() === 'wrk' ? ['wrk', 'autocannon'] : ['autocannon'];
+  // each case has paths of its own: a load's last requests may still arrive after it has resolved
+  const under = (prefix: string) => [...seen.keys()].filter((p) => p.startsWith(prefix)).sort();
+
+  it.each(tools)('%s requests every path of the list, with the headers, and only those', async (tool) => {
+    const paths = Array.from({ length: 20 }, (_, i) => `/${tool}/p/${i}`);
+    const r = await load(tool, origin, { authorization: 'Bearer x' }, 4, 1, paths);
+    expect(r.tool).toBe(tool);
+    expect(r.non2xx).toBe(0);
+    expect(r.requests).toBeGreaterThan(100);
+    expect(under(`/${tool}/`)).toEqual([...paths].sort());
+    expect(under('/')).toEqual(under(`/${tool}/`));
+    expect(new Set(auth)).toEqual(new Set(['Bearer x']));
+  });
+
+  it.each(tools)('%s without paths loads the url as before', async (tool) => {
+    const r = await load(tool, `${origin}/${tool}-one`, {}, 2, 1);
+    expect(under(`/${tool}`)).toEqual([`/${tool}-one`]);
+    expect(r.requests).toBeGreaterThan(0);
   });
 });

@@ -1,0 +1,272 @@
+/*
+ * The bench's miss load (issue 16, "reads that miss"): reads of many distinct flags and projects in random order
+ * while the projector ingests a steady stream of events on those flags, so most answers are not cached, or are
+ * dropped by a change soon after being cached, as in real life.
+ *
+ * It produces, to the bench's topic, an extra history of its own (`miss-p-*` projects, `miss-f-*` flags across
+ * them, a few events each, ids from MISS_FIRST_ID), waits until it is projected, then runs a producer at a steady
+ * rate (events on those flags in random order) and, meanwhile, the random-path read load; it reports the load's
+ * figures, the share of the api's answers served from its caches (`flaglens_api_cached_replies_total`), and
+ * the ingest rate achieved and the projector's lag during the load.
+ */
+import { procCpuSeconds } from './proc';
+import type { Kafka } from 'kafkajs';
+import { topicWatermarks } from '@flaglens/kafka';
+import { eventKey, type FlagEvent } from '@flaglens/contract';
+import { httpGet } from '@flaglens/testing/support/http';
+import { load, type LoadTool } from './load';
+
+/** Ids of this stage's events (above the bench's history and its freshness stage). */
+const MISS_FIRST_ID = 70_000_000;
+const TYPES = [
+  'feature-updated',
+  'feature-environment-enabled',
+  'feature-environment-disabled',
+  'feature-strategy-add',
+  'feature-strategy-update',
+  'feature-tagged',
+];
+
+export interface MissLoadOptions {
+  kafka: Kafka;
+  topic: string;
+  /** the api's port, and the headers that authenticate a read */
+  port: number;
+  headers: Record<string, string>;
+  tool: LoadTool;
+  /** the api's process id: its CPU time during the load is reported per request */
+  apiPid?: number;
+  /** events the projector has committed (the sum of its offsets) */
+  applied: () => Promise<number>;
+  /** the clock the apps run at (FLAGLENS_CLOCK) */
+  now: string;
+  /** the small form (CI): 100 projects and 1,000 flags instead of 1,000 and 10,000 */
+  quick: boolean;
+  projects?: number;
+  flags?: number;
+  /** events per flag of the extra history, its feature-created included (4) */
+  eventsPerFlag?: number;
+  /** events/s of the producer during the load */
+  rate: number;
+  connections: number;
+  seconds: number;
+}
+
+export interface MissLoadResult {
+  tool: LoadTool;
+  connections: number;
+  seconds: number;
+  /** distinct paths read: `flags` event lists and `projects` overviews */
+  flags: number;
+  projects: number;
+  historyEvents: number;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  requests: number;
+  /** the api's CPU time (user + system) during the load, per request */
+  apiCpuMsPerRequest?: number;
+  /** answers the api served from its caches (the counter's increase) and their share of the requests */
+  cachedReplies: number;
+  cachedShare: number;
+  /** the producer's target rate, the rate it achieved, and the rate the projector committed during the load */
+  targetRate: number;
+  producedPerSec: number;
+  appliedPerSec: number;
+  /** the projector's lag (events produced, not yet committed), sampled every 250 ms during the load */
+  lagP50: number;
+  lagMax: number;
+  lagEnd: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const project = (p: number) => `miss-p-${p}`;
+const flag = (f: number) => `miss-f-${f}`;
+
+/** A change of flag `f` (its `seq`-th event). */
+function flagEvent(o: Sized, id: number, f: number, seq: number, createdAt: string): FlagEvent {
+  const name = flag(f);
+  const projectId = project(f % o.projects);
+  return {
+    id,
+    createdAt,
+    type: seq === 0 ? 'feature-created' : TYPES[(f + seq) % TYPES.length],
+    createdBy: `user${f % 50}@example.com`,
+    createdByUserId: (f % 50) + 2,
+    environment: seq === 0 ? null : (f + seq) % 3 ? 'production' : 'development',
+    project: projectId,
+    featureName: name,
+    data:
+      seq === 0
+        ? { name, project: projectId, type: 'release' }
+        : {
+            name,
+            enabled: seq % 2 === 0,
+            strategies: [
+              {
+                name: 'flexibleRollout',
+                parameters: { rollout: String(seq % 100), stickiness: 'default', groupId: name },
+              },
+            ],
+          },
+    preData: seq === 0 ? null : { name, enabled: seq % 2 === 1 },
+    tags: [{ type: 'simple', value: `team-${f % 9}` }],
+  };
+}
+
+function projectCreated(id: number, p: number, createdAt: string): FlagEvent {
+  return {
+    id,
+    createdAt,
+    type: 'project-created',
+    createdBy: 'admin',
+    createdByUserId: 1,
+    environment: null,
+    project: project(p),
+    featureName: null,
+    data: {
+      id: project(p),
+      name: `Miss ${p}`,
+      description: null,
+      mode: 'open',
+      defaultStickiness: 'default',
+    },
+    preData: null,
+    tags: [],
+  };
+}
+
+const message = (e: FlagEvent) => ({ key: eventKey(e), value: JSON.stringify(e) });
+const highWater = async (kafka: Kafka, topic: string) =>
+  (await topicWatermarks(kafka, topic)).reduce((n, p) => n + p.high, 0);
+const cachedReplies = async (port: number) => {
+  const text = (await httpGet(port, '/metrics')).text;
+  let n = 0;
+  for (const m of text.matchAll(/^flaglens_api_cached_replies_total(?:\{[^}]*\})? ([0-9.e+-]+)$/gm))
+    n += Number(m[1]);
+  return n;
+};
+/** A process's CPU time so far, ms (utime + stime of /proc/<pid>/stat). */
+const cpuMs = (pid: number | undefined): number => (pid === undefined ? NaN : procCpuSeconds(pid) * 1000);
+const pct = (xs: number[], p: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN;
+
+/** Builds the miss history, then loads random flags and projects while producing at `rate`; see the top. */
+export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult> {
+  const o: Sized = {
+    projects: options.quick ? 100 : 1000,
+    flags: options.quick ? 1000 : 10_000,
+    eventsPerFlag: 4,
+    ...options,
+  };
+  const result = await run(o);
+  console.log(
+    `[bench] miss load c=${o.connections} (${result.tool}, ${o.flags} flags + ${o.projects} projects at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}`,
+  );
+  return result;
+}
+
+type Sized = MissLoadOptions & Required<Pick<MissLoadOptions, 'projects' | 'flags' | 'eventsPerFlag'>>;
+
+async function run(o: Sized): Promise<MissLoadResult> {
+  const producer = o.kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  let id = MISS_FIRST_ID;
+  try {
+    // the history: the projects, then each flag's creation and a few changes, a month before the clock
+    const t0 = Date.parse(o.now) - 30 * 86_400_000;
+    const at = (k: number) => new Date(t0 + k * 10).toISOString();
+    const history: FlagEvent[] = [];
+    for (let p = 0; p < o.projects; p++) history.push(projectCreated(id++, p, at(history.length)));
+    for (let seq = 0; seq < o.eventsPerFlag; seq++)
+      for (let f = 0; f < o.flags; f++) history.push(flagEvent(o, id++, f, seq, at(history.length)));
+    for (let i = 0; i < history.length; i += 2000)
+      await producer.send({ topic: o.topic, acks: -1, messages: history.slice(i, i + 2000).map(message) });
+    const target = await highWater(o.kafka, o.topic);
+    const w0 = Date.now();
+    while ((await o.applied()) < target) {
+      if (Date.now() - w0 > 10 * 60_000) throw new Error('the miss history was not projected in 10 minutes');
+      await sleep(100);
+    }
+    console.log(
+      `[bench] miss: ${history.length} events (${o.projects} projects, ${o.flags} flags) projected in ${((Date.now() - w0) / 1000).toFixed(1)} s`,
+    );
+
+    // the steady producer: every 100 ms, rate/10 changes of random flags, stamped a minute before the clock
+    let stop = false;
+    let produced = 0;
+    const seqs = new Array<number>(o.flags).fill(o.eventsPerFlag);
+    const createdAt = new Date(Date.parse(o.now) - 60_000).toISOString();
+    const producing = (async () => {
+      const perTick = Math.round(o.rate / 10);
+      while (!stop) {
+        const t = Date.now();
+        const messages = Array.from({ length: perTick }, () => {
+          const f = Math.floor(Math.random() * o.flags);
+          return message(flagEvent(o, id++, f, seqs[f]++, createdAt));
+        });
+        await producer.send({ topic: o.topic, acks: -1, messages });
+        produced += messages.length;
+        await sleep(Math.max(0, 100 - (Date.now() - t)));
+      }
+    })();
+    // the projector's lag, sampled
+    const lags: number[] = [];
+    const sampling = (async () => {
+      while (!stop) {
+        lags.push(Math.max(0, (await highWater(o.kafka, o.topic)) - (await o.applied())));
+        await sleep(250);
+      }
+    })();
+    let r: Awaited<ReturnType<typeof load>>;
+    let hits: number, producedPerSec: number, appliedPerSec: number, apiCpuMs: number;
+    try {
+      await sleep(1000); // the producer at its rate before the reads start
+      const paths = [
+        ...Array.from({ length: o.flags }, (_, f) => `/api/admin/events/${flag(f)}`),
+        ...Array.from({ length: o.projects }, (_, p) => `/api/admin/projects/${project(p)}/overview`),
+      ];
+      const hits0 = await cachedReplies(o.port);
+      const produced0 = produced;
+      const applied0 = await o.applied();
+      const l0 = Date.now();
+      const cpu0 = cpuMs(o.apiPid);
+      r = await load(o.tool, `http://127.0.0.1:${o.port}`, o.headers, o.connections, o.seconds, paths);
+      apiCpuMs = cpuMs(o.apiPid) - cpu0;
+      const elapsed = (Date.now() - l0) / 1000;
+      producedPerSec = Math.round((produced - produced0) / elapsed);
+      appliedPerSec = Math.round(((await o.applied()) - applied0) / elapsed);
+      hits = (await cachedReplies(o.port)) - hits0;
+    } finally {
+      stop = true;
+      await Promise.all([producing, sampling]);
+    }
+    const lagEnd = Math.max(0, (await highWater(o.kafka, o.topic)) - (await o.applied()));
+    const requests = r.requests ?? Math.round(r.reqPerSec * o.seconds);
+    return {
+      tool: r.tool,
+      connections: o.connections,
+      seconds: o.seconds,
+      flags: o.flags,
+      projects: o.projects,
+      historyEvents: history.length,
+      reqPerSec: r.reqPerSec,
+      p50Ms: r.p50Ms,
+      p99Ms: r.p99Ms,
+      non2xx: r.non2xx,
+      requests,
+      ...(Number.isFinite(apiCpuMs) ? { apiCpuMsPerRequest: Number((apiCpuMs / requests).toFixed(3)) } : {}),
+      cachedReplies: hits,
+      cachedShare: Number((hits / requests).toFixed(3)),
+      targetRate: o.rate,
+      producedPerSec,
+      appliedPerSec,
+      lagP50: pct(lags, 50),
+      lagMax: Math.max(0, ...lags),
+      lagEnd,
+    };
+  } finally {
+    await producer.disconnect();
+  }
+}
