@@ -17,54 +17,17 @@ import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
-import { Client, type PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import type { FlagEvent } from '@flaglens/contract';
-import { Database, migrateDatabase, searchPathOption } from '@flaglens/persistence';
-import {
-  allProjections,
-  applyProjections,
-  appendEvents,
-  InsightsReadModel,
-  type SourcedEvent,
-} from '@flaglens/projections';
-import { generateHistory } from '@flaglens/testing/generate-history';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
+import { Database, searchPathOption } from '@flaglens/persistence';
+import { appendEvents, InsightsReadModel, type SourcedEvent } from '@flaglens/projections';
+import { freshDatabase, withClient } from './bench-db';
+import { applyEvents, FAR_PAST_NOW, loadFarPastHistory } from './insights';
 import { freePort } from '@flaglens/testing/support/http';
 import { cliArgs } from '@flaglens/testing/support/cli-args';
 
 const ROOT = join(__dirname, '..');
-const BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
-const withDb = (db: string) => Object.assign(new URL(BASE), { pathname: `/${db}` }).toString();
-const NOW = '2026-11-22T09:01:00.000Z';
-
-async function freshDatabase(name: string): Promise<string> {
-  const admin = new Client({ connectionString: withDb('postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = withDb(name);
-  const migrator = new Client({ connectionString: url });
-  await migrator.connect();
-  await migrateDatabase(url, migrator, META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES);
-  await migrator.end();
-  return url;
-}
-
-async function withClient<T>(url: string, fn: (c: PoolClient) => Promise<T>): Promise<T> {
-  const ds = new Database({
-    url,
-    max: 1,
-    options: searchPathOption('flaglens_v1'),
-  });
-  const c = await ds.connect();
-  try {
-    return await fn(c);
-  } finally {
-    c.release();
-    await ds.end();
-  }
-}
+const NOW = FAR_PAST_NOW;
 
 /** A million events of one flag, as the reference writes them (strategy updates with constraints). */
 async function loadFlag(url: string, flag: string, n: number, firstId: number): Promise<void> {
@@ -254,22 +217,9 @@ async function largeList(events: number, readers: number): Promise<Record<string
 
 async function farPast(events: number): Promise<Record<string, unknown>> {
   const url = await freshDatabase('flaglens_bench_far_past');
-  const history = generateHistory({
-    seed: 42,
-    projects: 200,
-    flagsPerProject: 50,
-    events,
-    weeks: 104,
-    end: NOW,
-  });
   const t0 = Date.now();
-  const apply = (c: PoolClient, batch: FlagEvent[]) =>
-    appendEvents(
-      c,
-      batch.map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
-    ).then(async (stored) => {
-      await applyProjections(c, stored, allProjections());
-    });
+  const loaded = await loadFarPastHistory(url, events);
+  const apply = (c: PoolClient, batch: FlagEvent[]) => applyEvents(c, batch);
   const report = async () => {
     const ds = new Database({
       url,
@@ -293,15 +243,7 @@ async function farPast(events: number): Promise<Record<string, unknown>> {
       await ds.end();
     }
   };
-  await withClient(url, async (c) => {
-    for (let i = 0; i < history.length; i += 5000) {
-      await c.query('BEGIN');
-      await apply(c, history.slice(i, i + 5000));
-      await c.query('COMMIT');
-    }
-    await c.query('VACUUM ANALYZE');
-  });
-  console.log(`loaded ${history.length} simulated events in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`loaded ${loaded} simulated events in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const without = await report();
   await withClient(url, async (c) => {
     await c.query('BEGIN');
@@ -323,7 +265,7 @@ async function farPast(events: number): Promise<Record<string, unknown>> {
     await c.query('COMMIT');
   });
   const withFarPast = await report();
-  const out = { events: history.length, withoutFarPastEvent: without, withEventDated1000: withFarPast };
+  const out = { events: loaded, withoutFarPastEvent: without, withEventDated1000: withFarPast };
   console.log('insights report:', JSON.stringify(out));
   return out;
 }

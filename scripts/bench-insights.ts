@@ -6,13 +6,12 @@
  *
  *   npx ts-node -r tsconfig-paths/register --transpile-only scripts/bench-insights.ts
  */
-import { Client } from 'pg';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { FlagEvent } from '@flaglens/contract';
 import { loadConfig } from '@flaglens/config';
-import { Database, migrateDatabase, searchPathOption } from '@flaglens/persistence';
+import { Database, searchPathOption } from '@flaglens/persistence';
 import {
   allProjections,
   applyProjections,
@@ -21,24 +20,13 @@ import {
   type Projection,
 } from '@flaglens/projections';
 import { generateHistory } from '@flaglens/testing/generate-history';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
 import { createApiApp } from '../apps/api/src/main';
+import { freshDatabase } from '../bench/bench-db';
 
-const BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
 const NOW = '2026-11-22T09:01:00Z';
-const withDb = (db: string) => Object.assign(new URL(BASE), { pathname: `/${db}` }).toString();
 
 async function load(name: string, events: FlagEvent[], projections: Projection[]): Promise<string> {
-  const admin = new Client({ connectionString: withDb('postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = withDb(name);
-  const migrator = new Client({ connectionString: url });
-  await migrator.connect();
-  await migrateDatabase(url, migrator, META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES);
-  await migrator.end();
+  const url = await freshDatabase(name);
   const ds = new Database({
     url,
     max: 2,
