@@ -22,11 +22,16 @@ const cpuMicros = (): number => {
  */
 export class CpuShares {
   private readonly open = new Map<number, number>();
-  private last = cpuMicros();
+  private last: number;
   private next = 0;
 
+  /** `cpu`: the process's CPU so far, in microseconds (process.cpuUsage; another clock in tests) */
+  constructor(private readonly cpu: () => number = cpuMicros) {
+    this.last = cpu();
+  }
+
   private advance(): void {
-    const now = cpuMicros();
+    const now = this.cpu();
     const spent = now - this.last;
     this.last = now;
     if (this.open.size === 0) return;
