@@ -87,15 +87,19 @@ describe('projector (real Kafka and Postgres)', () => {
     );
     expect(perFlag).toHaveLength(200);
     expect(perFlag.every((r) => Number(r.n) === 50)).toBe(true);
-    // Kafka's committed offsets follow Postgres, so standard lag tools see the progress
+    // Kafka's committed offsets follow Postgres (shortly after each batch), so standard lag tools see the
+    // progress
     const admin = kafka.admin();
     await admin.connect();
-    const committed = await admin.fetchOffsets({ groupId: 'g-10k', topics: [topic] });
     const hw = await admin.fetchTopicOffsets(topic);
+    const caughtUp = async () => {
+      const committed = await admin.fetchOffsets({ groupId: 'g-10k', topics: [topic] });
+      return committed[0].partitions.every(
+        (p) => p.offset === hw.find((h) => h.partition === p.partition)!.high,
+      );
+    };
+    await waitFor("Kafka's committed offsets at the high-water marks", caughtUp, { timeoutMs: 10000 });
     await admin.disconnect();
-    for (const p of committed[0].partitions) {
-      expect(p.offset).toBe(hw.find((h) => h.partition === p.partition)!.high);
-    }
   });
 
   it('applies a batch that failed (not a data error) again from its stored position, once, with nothing new produced', async () => {

@@ -69,6 +69,11 @@ export class PartitionConsumer {
    */
   private readonly backoff = new Map<number, { attempt: number; waiting: boolean }>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /**
+   * Kafka's copy of each partition's position, committed off the batches' path: one commit in flight per
+   * partition, and the latest position of the batches that commit meanwhile after it.
+   */
+  private readonly kafkaCommits = new Map<number, { running: Promise<void>; next?: number }>();
   /** Transactions in flight at most `concurrency` at once (kafkajs hands over batches faster than that). */
   private readonly slots: TransactionSlots;
   private stopping = false;
@@ -158,6 +163,7 @@ export class PartitionConsumer {
     // kafkajs finishes the batch it is handing over before it disconnects; then the transactions in flight end
     await this.consumer?.disconnect().catch((e) => this.log.warn(`disconnect: ${(e as Error).message}`));
     await Promise.all([...this.inFlight.values()].map((f) => f.done));
+    await Promise.all([...this.kafkaCommits.values()].map((c) => c.running));
   }
 
   private async seekToStoredPositions(topic: string, partitions: number[]): Promise<void> {
@@ -405,18 +411,39 @@ export class PartitionConsumer {
       accepted,
       highWatermark,
     });
-    await heartbeat().catch(() => undefined);
-    try {
-      await this.consumer?.commitOffsets([{ topic, partition, offset: String(nextOffset) }]);
-    } catch (e) {
-      // Postgres is the source of truth; Kafka's copy only feeds external lag tools
-      this.log.warn({
-        msg: `kafka offset commit for ${topic}[${partition}] failed: ${(e as Error).message}`,
-        topic,
-        partition,
-        offset: nextOffset,
-      });
+    void heartbeat().catch(() => undefined);
+    this.commitToKafka(topic, partition, nextOffset);
+  }
+
+  /**
+   * Kafka's copy of a partition's position, for external lag tools only (Postgres holds the position this
+   * consumer starts from): committed without holding the partition's next batch nor a transaction slot for a
+   * broker round trip; the positions of batches that commit meanwhile are coalesced into the latest.
+   */
+  private commitToKafka(topic: string, partition: number, offset: number): void {
+    const pending = this.kafkaCommits.get(partition);
+    if (pending) {
+      pending.next = offset;
+      return;
     }
+    const state: { running: Promise<void>; next?: number } = { running: Promise.resolve() };
+    this.kafkaCommits.set(partition, state);
+    state.running = (async () => {
+      for (let o: number | undefined = offset; o !== undefined; o = state.next) {
+        state.next = undefined;
+        try {
+          await this.consumer?.commitOffsets([{ topic, partition, offset: String(o) }]);
+        } catch (e) {
+          this.log.warn({
+            msg: `kafka offset commit for ${topic}[${partition}] failed: ${(e as Error).message}`,
+            topic,
+            partition,
+            offset: o,
+          });
+        }
+      }
+      this.kafkaCommits.delete(partition);
+    })();
   }
 }
 
