@@ -166,20 +166,24 @@ describe('projector operations: lag gauge and readiness', () => {
 
     // a producer runs: the gauge never reports more than the true lag, and shows the backlog
     let producing = true;
-    const producer = (async () => {
-      // faster than the projector applies, so a backlog builds up while it runs
-      for (let i = 0; i < 20; i++) await produce(kafka, topic, events(4000), 4000);
-      producing = false;
-    })();
+    // four producers at once, faster than the projector applies, so a backlog builds up while they run
+    const producer = Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let i = 0; i < 5; i++) await produce(kafka, topic, events(4000), 4000);
+      }),
+    ).finally(() => (producing = false));
     let sawLag = false;
     let samples = 0;
-    while (producing) {
+    // sampled while the producers run and until the projector has caught up with them
+    for (let caughtUp = false; producing || !caughtUp;) {
       const before = await committed();
       const g = await gaugeLag();
       const hw = await highWatermarks();
       for (const [p, l] of g) expect(l).toBeLessThanOrEqual((hw.get(p) ?? 0) - (before.get(p) ?? 0));
       if ([...g.values()].some((l) => l > 0)) sawLag = true;
       samples++;
+      const after = await committed();
+      caughtUp = [...hw].every(([p, h]) => (after.get(p) ?? 0) >= h);
     }
     await producer;
     expect(samples).toBeGreaterThan(0);

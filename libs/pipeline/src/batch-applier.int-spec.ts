@@ -3,7 +3,7 @@ import { Database } from '@flaglens/persistence';
 import { allProjections, type Projection, type SourcedEvent } from '@flaglens/projections';
 import { testEvent } from '@flaglens/testing/test-events';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
-import { BatchApplier } from './batch-applier';
+import { BatchApplier, OffsetConflictError } from './batch-applier';
 
 /**
  * A projection whose code or whose rows fail for one event: stands for any projection bug or value the
@@ -127,5 +127,68 @@ describe('BatchApplier isolates failing events (real Postgres)', () => {
     }
     expect(await db.query(`SELECT * FROM dead_letters WHERE event_id IN (11, 12)`)).toHaveLength(0);
     expect(await db.query(`SELECT * FROM event_log WHERE id IN (11, 12)`)).toHaveLength(0);
+  });
+
+  it('applies batches of several partitions in one transaction, each position guarded, all or nothing', async () => {
+    const applier = new BatchApplier(ds, 'g3', { kind: 'active' }, allProjections());
+    const on = (partition: number, ids: number[], first: number): SourcedEvent[] =>
+      ids.map((id, i) => ({ ...sourced(id, 'grouped'), partition, offset: first + i }));
+    for (const p of [2, 3, 4]) expect(await applier.loadPosition('t', p)).toBe(0);
+    const outcomes = await applier.applyGroup([
+      {
+        topic: 't',
+        partition: 2,
+        expectedOffset: 0,
+        nextOffset: 3,
+        accepted: on(2, [21, 22, 23], 0),
+        dead: [],
+      },
+      // 31 again: stored once, by the partition where it comes first; the other counts it a duplicate
+      { topic: 't', partition: 3, expectedOffset: 0, nextOffset: 2, accepted: on(3, [31, 32], 0), dead: [] },
+      { topic: 't', partition: 4, expectedOffset: 0, nextOffset: 2, accepted: on(4, [31, 41], 0), dead: [] },
+    ]);
+    expect(outcomes.map((o) => [o.stored, o.duplicates])).toEqual([
+      [3, 0],
+      [2, 0],
+      [1, 1],
+    ]);
+    expect(outcomes[2].storedEvents.map((s) => s.event.id)).toEqual([41]);
+    const positions = async () =>
+      (
+        await db.query<{ partition: number; next_offset: string }>(
+          `SELECT partition, next_offset FROM projector_offsets WHERE group_id = 'g3' ORDER BY partition`,
+        )
+      ).map((r) => [r.partition, Number(r.next_offset)]);
+    expect(await positions()).toEqual([
+      [2, 3],
+      [3, 2],
+      [4, 2],
+    ]);
+    const ids = async () =>
+      (await db.query<{ id: string }>(`SELECT id FROM event_log WHERE id BETWEEN 21 AND 59 ORDER BY id`)).map(
+        (r) => Number(r.id),
+      );
+    expect(await ids()).toEqual([21, 22, 23, 31, 32, 41]);
+
+    // one partition's guard fails (its position is not the one expected): nothing of the group is written
+    await expect(
+      applier.applyGroup([
+        { topic: 't', partition: 2, expectedOffset: 3, nextOffset: 4, accepted: on(2, [51], 3), dead: [] },
+        { topic: 't', partition: 3, expectedOffset: 0, nextOffset: 3, accepted: on(3, [52], 2), dead: [] },
+      ]),
+    ).rejects.toThrow(OffsetConflictError);
+    expect(await ids()).toEqual([21, 22, 23, 31, 32, 41]);
+    expect(await positions()).toEqual([
+      [2, 3],
+      [3, 2],
+      [4, 2],
+    ]);
+    // two batches of one partition are never grouped
+    await expect(
+      applier.applyGroup([
+        { topic: 't', partition: 2, expectedOffset: 3, nextOffset: 4, accepted: on(2, [51], 3), dead: [] },
+        { topic: 't', partition: 2, expectedOffset: 4, nextOffset: 5, accepted: on(2, [52], 4), dead: [] },
+      ]),
+    ).rejects.toThrow('one batch per partition');
   });
 });

@@ -74,8 +74,14 @@ export class PartitionConsumer {
    * partition, and the latest position of the batches that commit meanwhile after it.
    */
   private readonly kafkaCommits = new Map<number, { running: Promise<void>; next?: number }>();
-  /** Transactions in flight at most `concurrency` at once (kafkajs hands over batches faster than that). */
-  private readonly slots: TransactionSlots;
+  /**
+   * Batches waiting for a transaction: at most `concurrency` transactions run at once, and a free one takes
+   * every waiting batch (of different partitions, up to GROUP_MAX_EVENTS events) into ONE transaction, so
+   * under steady load the partitions share one fixed cost instead of queueing behind each other's.
+   */
+  private readonly ready: QueuedBatch[] = [];
+  private running = 0;
+  private pumpScheduled = false;
   private stopping = false;
   private joined = false;
   private lastProgressAt = Date.now();
@@ -86,7 +92,6 @@ export class PartitionConsumer {
     private readonly opts: PartitionConsumerOptions,
   ) {
     this.log = new Logger(opts.name ?? 'PartitionConsumer');
-    this.slots = new TransactionSlots(Math.max(1, opts.concurrency));
   }
 
   /** Partitions assigned to this member at the last join. */
@@ -252,9 +257,8 @@ export class PartitionConsumer {
         : this.classify(topic, partition, fresh);
     const nextOffset = lastInBatch + 1;
     await heartbeat().catch(() => undefined);
-    await this.slots.acquire();
-    const done = this.applyBatch(
-      {
+    const done = this.dispatch({
+      batch: {
         topic,
         partition,
         expectedOffset: expected,
@@ -265,10 +269,10 @@ export class PartitionConsumer {
         lastInBatch,
         size: fresh.length,
       },
-      Number(batch.highWatermark),
+      highWatermark: Number(batch.highWatermark),
       retryOpts,
       heartbeat,
-    );
+    });
     this.inFlight.set(partition, { done, nextOffset });
     // kafkajs fetches the partition's next batch while this one's transaction runs; Postgres stays the
     // source of truth for positions (a batch that fails is fetched again from the stored position)
@@ -298,18 +302,69 @@ export class PartitionConsumer {
    * again (even when nothing new is produced) and the consumer itself never stops.
    */
   private async applyBatch(
-    b: DispatchedBatch,
-    highWatermark: number,
-    retryOpts: Parameters<typeof retryTransient>[1],
-    heartbeat: () => Promise<void>,
+    q: QueuedBatch,
+    applied?: { outcome: ApplyOutcome; seconds: number },
   ): Promise<void> {
     try {
-      await this.applyAndRecord(b, highWatermark, retryOpts, heartbeat);
+      await this.applyAndRecord(q.batch, q.highWatermark, q.retryOpts, q.heartbeat, applied);
     } catch (e) {
       // anything unexpected (a seek refused while kafkajs restarts, a listener's error)
-      this.retryLater(b.topic, b.partition, b.expectedOffset, e);
-    } finally {
-      this.slots.release();
+      this.retryLater(q.batch.topic, q.batch.partition, q.batch.expectedOffset, e);
+    }
+  }
+
+  /** Queues a batch for a transaction; resolves (never rejects) once it is applied and recorded. */
+  private dispatch(q: Omit<QueuedBatch, 'done'>): Promise<void> {
+    return new Promise((resolve) => {
+      this.ready.push({ ...q, done: resolve });
+      if (this.pumpScheduled) return;
+      // the batches kafkajs hands over from one fetch arrive within a turn of the event loop: gather them
+      this.pumpScheduled = true;
+      setImmediate(() => {
+        this.pumpScheduled = false;
+        this.pump();
+      });
+    });
+  }
+
+  private pump(): void {
+    while (this.running < Math.max(1, this.opts.concurrency) && this.ready.length > 0) {
+      let events = this.ready[0].batch.size;
+      let n = 1;
+      while (n < this.ready.length && events + this.ready[n].batch.size <= GROUP_MAX_EVENTS) {
+        events += this.ready[n].batch.size;
+        n++;
+      }
+      const group = this.ready.splice(0, n);
+      this.running++;
+      void this.runGroup(group).finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+  }
+
+  /**
+   * Batches of several partitions in one transaction (BatchApplier.applyGroup); when it fails for any reason
+   * (nothing is written), each batch on its own, with the retries, isolation and conflict handling of `apply`.
+   */
+  private async runGroup(group: QueuedBatch[]): Promise<void> {
+    let applied: { outcome: ApplyOutcome; seconds: number }[] | undefined;
+    if (group.length > 1) {
+      const t0 = process.hrtime.bigint();
+      try {
+        const outcomes = await this.applier.applyGroup(group.map((q) => q.batch));
+        const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+        applied = outcomes.map((outcome) => ({ outcome, seconds }));
+      } catch (e) {
+        this.log.debug(
+          `a group of ${group.length} batches failed (${(e as Error).message}); applying them one by one`,
+        );
+      }
+    }
+    for (const [i, q] of group.entries()) {
+      await this.applyBatch(q, applied?.[i]);
+      q.done();
     }
   }
 
@@ -358,12 +413,13 @@ export class PartitionConsumer {
     highWatermark: number,
     retryOpts: Parameters<typeof retryTransient>[1],
     heartbeat: () => Promise<void>,
+    applied?: { outcome: ApplyOutcome; seconds: number },
   ): Promise<void> {
     const { topic, partition, nextOffset, accepted, dead } = b;
     const t0 = process.hrtime.bigint();
     let outcome: ApplyOutcome;
     try {
-      outcome = await retryTransient(() => this.applier.apply(b), retryOpts);
+      outcome = applied?.outcome ?? (await retryTransient(() => this.applier.apply(b), retryOpts));
       for (const d of [...dead, ...outcome.rejected]) {
         this.log.warn({
           msg: `dead-lettered ${topic}[${partition}]@${d.offset}: ${d.code}: ${d.reason}`,
@@ -405,7 +461,7 @@ export class PartitionConsumer {
       partition,
       nextOffset,
       size: b.size,
-      seconds: Number(process.hrtime.bigint() - t0) / 1e9,
+      seconds: applied?.seconds ?? Number(process.hrtime.bigint() - t0) / 1e9,
       outcome,
       dead: [...dead, ...outcome.rejected],
       accepted,
@@ -454,26 +510,18 @@ const RETRY_MAX_DELAY_MS = 30_000;
 /** A batch handed to its transaction: what the applier needs, and where it lies in the partition. */
 type DispatchedBatch = BatchToApply & { first: number; lastInBatch: number; size: number };
 
-/** A counting semaphore: `acquire` waits while `size` holders are in. */
-class TransactionSlots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(size: number) {
-    this.free = size;
-  }
-
-  acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free++;
-  }
+/** A batch waiting for a transaction, with what its partition's handler passes along. */
+interface QueuedBatch {
+  batch: DispatchedBatch;
+  highWatermark: number;
+  retryOpts: Parameters<typeof retryTransient>[1];
+  heartbeat: () => Promise<void>;
+  /** called once the batch is applied and recorded (or left to a retry) */
+  done: () => void;
 }
+
+/**
+ * At most this many events in one transaction of several partitions' batches: a fetch of a catching-up
+ * consumer (batches of thousands) still goes one batch per transaction, as many at once as `concurrency`.
+ */
+const GROUP_MAX_EVENTS = 5000;
