@@ -16,7 +16,7 @@
  *  - insights: the uncached report over 2 years × 200 projects, from stored weeks and computed in full
  *    (bench/insights.ts; 200,000 events, 20,000 with --quick).
  *  - with `--peer`: the real Unleash 6.10.1 and a fresh flaglens fed from it, read side by side (bench/peer.ts).
- * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures. Results: bench/results/<UTC timestamp>.json and .md.
+ * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness. Results: bench/results/<UTC timestamp>.json and .md.
  */
 import 'reflect-metadata';
 import { execFileSync, execSync, spawn, ChildProcess } from 'node:child_process';
@@ -398,15 +398,20 @@ async function main(): Promise<void> {
     // freshness at a steady rate: markers every 100 ms among FRESHNESS_RATE events/s
     // and the projector's batches meanwhile (their count, size and duration): how much of a marker's time is
     // the batch transaction that applies it
-    const batchesBefore = batchDurations((await httpGet(projectorPort, '/metrics')).text);
-    result.freshness = await freshness(kafka, topic, port, headers);
-    result.freshnessBatches = batchesDuring(
-      batchesBefore,
-      batchDurations((await httpGet(projectorPort, '/metrics')).text),
+    const metricsBefore = (await httpGet(projectorPort, '/metrics')).text;
+    result.freshness = await freshness(kafka, topic, port, headers, pg);
+    const metricsAfter = (await httpGet(projectorPort, '/metrics')).text;
+    result.freshnessBatches = batchesDuring(batchDurations(metricsBefore), batchDurations(metricsAfter));
+    result.freshnessStageMsPerBatch = stageMsPerBatch(
+      stageSeconds(metricsBefore, 6),
+      stageSeconds(metricsAfter, 6),
+      result.freshnessBatches.batches,
     );
     console.log(
-      `[bench] freshness at ${FRESHNESS_RATE}/s: p50 ${result.freshness.p50Ms} ms, p99 ${result.freshness.p99Ms} ms (${result.freshness.samples} markers); batches meanwhile: ${JSON.stringify(result.freshnessBatches)}`,
+      `[bench] freshness at ${FRESHNESS_RATE}/s: p50 ${result.freshness.p50Ms} ms, p99 ${result.freshness.p99Ms} ms (${result.freshness.samples} markers); split p50/p99: produce ${result.freshness.produceP50Ms}/${result.freshness.produceP99Ms}, queue ${result.freshness.queueP50Ms}/${result.freshness.queueP99Ms}, transaction to visible ${result.freshness.visibleP50Ms}/${result.freshness.visibleP99Ms} ms; batches meanwhile: ${JSON.stringify(result.freshnessBatches)}, ms per batch by stage ${JSON.stringify(result.freshnessStageMsPerBatch)}`,
     );
+
+    if (cli.has('--freshness-only')) return; // a sweep of ingest and freshness alone (no result file)
 
     // reads
     const bigProjectId = 'default';
@@ -657,6 +662,7 @@ async function freshness(
   topic: string,
   port: number,
   headers: Record<string, string>,
+  pg: Client,
 ): Promise<Record<string, number>> {
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
@@ -664,6 +670,8 @@ async function freshness(
   /** marker ticks and latencies, for the slowest ones in the log */
   const samples: { tick: number; ms: number }[] = [];
   const pending = new Map<string, number>();
+  /** per counted marker: sent, acknowledged by the broker, seen through the api (Date.now()) */
+  const times = new Map<string, { sentAt: number; ackAt?: number; seenAt?: number }>();
   let stop = false;
   const poller = (async () => {
     while (!stop || pending.size > 0) {
@@ -674,7 +682,10 @@ async function freshness(
         if (body.totalEvents > 0) {
           const tick = Number(flag.slice('marker-'.length));
           // the first ticks warm the pipeline up (a projector idle since the ingest, an api just started)
-          if (tick >= FRESHNESS_WARMUP_TICKS) latencies.push(Date.now() - sentAt);
+          if (tick >= FRESHNESS_WARMUP_TICKS) {
+            latencies.push(Date.now() - sentAt);
+            times.get(flag)!.seenAt = Date.now();
+          }
           samples.push({ tick, ms: Date.now() - sentAt });
           pending.delete(flag);
         } else if (Date.now() - sentAt > 30_000) pending.delete(flag);
@@ -707,12 +718,16 @@ async function freshness(
     };
     messages.push({ key: marker, value: JSON.stringify(m) });
     pending.set(marker, Date.now());
+    const sent = { sentAt: Date.now() } as { sentAt: number; ackAt?: number };
+    if (tick >= FRESHNESS_WARMUP_TICKS) times.set(marker, sent);
     await producer.send({ topic, acks: -1, messages });
+    sent.ackAt = Date.now();
     await sleep(Math.max(0, tickMs - (Date.now() - t)));
   }
   stop = true;
   await poller;
   await producer.disconnect();
+  const split = await freshnessSplit(pg, times);
   const slowest = [...samples].sort((a, b) => b.ms - a.ms).slice(0, 5);
   console.log(`[bench] freshness: slowest markers ${slowest.map((x) => `#${x.tick} ${x.ms} ms`).join(', ')}`);
   return {
@@ -720,6 +735,45 @@ async function freshness(
     samples: latencies.length,
     p50Ms: pct(latencies, 50),
     p99Ms: pct(latencies, 99),
+    ...split,
+  };
+}
+
+/**
+ * Where a marker's time goes, from the same clock (the projector, Postgres and the bench share the machine):
+ * produce (send until the broker's acknowledgement, acks=-1), queue (the acknowledgement until its batch's
+ * transaction began: the fetch, the partition's batch before it, a free slot; `recorded_at` is the transaction's
+ * now()), and visible (the transaction's start until the api answers it: the transaction, its NOTIFY reaching
+ * the api, the poller's next round); p50 and p99 of each.
+ */
+async function freshnessSplit(
+  pg: Client,
+  times: Map<string, { sentAt: number; ackAt?: number; seenAt?: number }>,
+): Promise<Record<string, number>> {
+  const active = await activeSchema(pg);
+  const r = await pg.query<{ feature_name: string; ms: string }>(
+    `SELECT feature_name, (extract(epoch FROM recorded_at) * 1000)::float8 AS ms
+       FROM ${active}.event_log WHERE feature_name = ANY($1)`,
+    [[...times.keys()]],
+  );
+  const produce: number[] = [];
+  const queue: number[] = [];
+  const visible: number[] = [];
+  for (const row of r.rows) {
+    const t = times.get(row.feature_name);
+    const began = Number(row.ms);
+    if (t?.ackAt === undefined || t.seenAt === undefined) continue;
+    produce.push(t.ackAt - t.sentAt);
+    queue.push(Math.max(0, Math.round(began - t.ackAt)));
+    visible.push(Math.max(0, Math.round(t.seenAt - began)));
+  }
+  return {
+    produceP50Ms: pct(produce, 50),
+    produceP99Ms: pct(produce, 99),
+    queueP50Ms: pct(queue, 50),
+    queueP99Ms: pct(queue, 99),
+    visibleP50Ms: pct(visible, 50),
+    visibleP99Ms: pct(visible, 99),
   };
 }
 
@@ -756,6 +810,9 @@ interface Result {
   freshness: Record<string, number>;
   /** the projector's batches during the freshness stage (bench `batchesDuring`) */
   freshnessBatches?: ReturnType<typeof batchesDuring>;
+  /** milliseconds per partition batch in each stage of the transactions during the freshness stage (the batches
+   * of a group share their transaction: its stages are divided among them) */
+  freshnessStageMsPerBatch?: Record<string, number>;
   reads: ReadRow[];
   readsTool?: LoadTool;
   /** reads of many flags and projects at random while the projector ingests (bench/miss.ts) */
@@ -845,13 +902,27 @@ function batchesDuring(
 }
 
 /** The projector's per-stage seconds (flaglens_projector_stage_seconds_total), largest first. */
-function stageSeconds(text: string): Record<string, number> {
+function stageSeconds(text: string, digits = 2): Record<string, number> {
   const stages: [string, number][] = [];
   for (const m of text.matchAll(
     /^flaglens_projector_stage_seconds_total\{[^}]*\bstage="([^"]+)"[^}]*\} ([0-9.e+-]+)$/gm,
   ))
-    stages.push([m[1], Number(Number(m[2]).toFixed(2))]);
+    stages.push([m[1], Number(Number(m[2]).toFixed(digits))]);
   return Object.fromEntries(stages.sort((a, b) => b[1] - a[1]));
+}
+
+/** Milliseconds per batch spent in each stage between two readings of stageSeconds (stages over 0.05 ms). */
+function stageMsPerBatch(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  batches: number,
+): Record<string, number> {
+  if (batches <= 0) return {};
+  const rows = Object.entries(after)
+    .map(([stage, s]): [string, number] => [stage, ((s - (before[stage] ?? 0)) * 1000) / batches])
+    .filter(([, ms]) => ms >= 0.05)
+    .sort((a, b) => b[1] - a[1]);
+  return Object.fromEntries(rows.map(([stage, ms]) => [stage, Number(ms.toFixed(2))]));
 }
 
 const met = (ok: boolean) => (ok ? 'met' : 'not met');
@@ -888,6 +959,11 @@ function summary(r: Result, compareWith?: string): string {
     `| rebuild of ${r.rebuild.events} events | ${r.rebuild.seconds?.toFixed(1)} s, ${r.rebuild.eventsPerSec}/s, peak RSS ${r.rebuild.peakRssMb} MB | 1M ≤ 60 s: ${r.quick ? 'n/a' : met(r.rebuild.seconds <= 60)} |`,
     `| reads during the rebuild (50 connections) | ${r.rebuild.readsDuring} requests, ${r.rebuild.failedReadsDuring} failed; answers after the switch identical: ${r.rebuild.identicalAfter ? 'yes' : 'NO'} | 0 failed, identical: ${met(r.rebuild.failedReadsDuring === 0 && r.rebuild.identicalAfter === 1)} |`,
     `| freshness at ${r.freshness.rate} events/s (p50, p99; markers after a 2 s warm-up at that rate) | ${r.freshness.p50Ms} ms, ${r.freshness.p99Ms} ms | p99 ≤ 100 ms: ${met(r.freshness.p99Ms <= 100)} |`,
+    ...(r.freshness.queueP99Ms !== undefined
+      ? [
+          `| its parts (p50, p99): produce (send → broker ack), queue (ack → the transaction's start), transaction → visible through the api | ${r.freshness.produceP50Ms}, ${r.freshness.produceP99Ms}; ${r.freshness.queueP50Ms}, ${r.freshness.queueP99Ms}; ${r.freshness.visibleP50Ms}, ${r.freshness.visibleP99Ms} ms | |`,
+        ]
+      : []),
     ...(r.freshnessBatches
       ? [
           `| the projector's batches during it: count, mean events, mean duration, p99 at most (bucket bound) | ${r.freshnessBatches.batches}, ${r.freshnessBatches.meanEvents}, ${r.freshnessBatches.meanMs} ms, ${r.freshnessBatches.p99AtMostMs} ms | |`,
