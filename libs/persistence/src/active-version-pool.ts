@@ -44,8 +44,12 @@ export class ActiveVersionPool implements ReadPool {
   }
 
   private async doRefresh(): Promise<boolean> {
-    const probe = this.current?.pool ?? new Pool({ connectionString: this.url, max: 1 });
-    probe.on('error', () => undefined);
+    // the current pool has its listener (below); a probe of its own gets one once, not one per look-up
+    let probe = this.current?.pool;
+    if (!probe) {
+      probe = new Pool({ connectionString: this.url, max: 1 });
+      probe.on('error', () => undefined);
+    }
     let active;
     try {
       active = await activeVersion(probe);
