@@ -172,7 +172,7 @@ export class AppConfig {
   @Max(64 * 1024 * 1024)
   MAX_EVENT_BYTES = 1024 * 1024;
 
-  /** How many partitions one projector applies at once (each on its own connection). */
+  /** How many transactions one projector runs at once (each on its own connection; waiting partitions share one). */
   @Transform(toInt)
   @IsInt()
   @Min(1)
