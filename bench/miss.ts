@@ -15,18 +15,10 @@ import { topicWatermarks } from '@flaglens/kafka';
 import { eventKey, type FlagEvent } from '@flaglens/contract';
 import { httpGet } from '@flaglens/testing/support/http';
 import { load, type LoadTool } from './load';
+import { flagChangeEvent, projectCreatedEvent } from './bench-events';
 
 /** Ids of this stage's events (above the bench's history and its freshness stage). */
 const MISS_FIRST_ID = 70_000_000;
-const TYPES = [
-  'feature-updated',
-  'feature-environment-enabled',
-  'feature-environment-disabled',
-  'feature-strategy-add',
-  'feature-strategy-update',
-  'feature-tagged',
-];
-
 export interface MissLoadOptions {
   kafka: Kafka;
   topic: string;
@@ -85,57 +77,22 @@ const project = (p: number) => `miss-p-${p}`;
 const flag = (f: number) => `miss-f-${f}`;
 
 /** A change of flag `f` (its `seq`-th event). */
-function flagEvent(o: Sized, id: number, f: number, seq: number, createdAt: string): FlagEvent {
-  const name = flag(f);
-  const projectId = project(f % o.projects);
-  return {
+const flagEvent = (o: Sized, id: number, f: number, seq: number, createdAt: string): FlagEvent =>
+  flagChangeEvent({
     id,
     createdAt,
-    type: seq === 0 ? 'feature-created' : TYPES[(f + seq) % TYPES.length],
-    createdBy: `user${f % 50}@example.com`,
-    createdByUserId: (f % 50) + 2,
-    environment: seq === 0 ? null : (f + seq) % 3 ? 'production' : 'development',
-    project: projectId,
-    featureName: name,
-    data:
-      seq === 0
-        ? { name, project: projectId, type: 'release' }
-        : {
-            name,
-            enabled: seq % 2 === 0,
-            strategies: [
-              {
-                name: 'flexibleRollout',
-                parameters: { rollout: String(seq % 100), stickiness: 'default', groupId: name },
-              },
-            ],
-          },
-    preData: seq === 0 ? null : { name, enabled: seq % 2 === 1 },
-    tags: [{ type: 'simple', value: `team-${f % 9}` }],
-  };
-}
+    name: flag(f),
+    project: project(f % o.projects),
+    created: seq === 0,
+    type: f + seq,
+    user: f,
+    env: f + seq,
+    n: seq,
+    team: f,
+  });
 
-function projectCreated(id: number, p: number, createdAt: string): FlagEvent {
-  return {
-    id,
-    createdAt,
-    type: 'project-created',
-    createdBy: 'admin',
-    createdByUserId: 1,
-    environment: null,
-    project: project(p),
-    featureName: null,
-    data: {
-      id: project(p),
-      name: `Miss ${p}`,
-      description: null,
-      mode: 'open',
-      defaultStickiness: 'default',
-    },
-    preData: null,
-    tags: [],
-  };
-}
+const projectCreated = (id: number, p: number, createdAt: string): FlagEvent =>
+  projectCreatedEvent(id, createdAt, project(p), `Miss ${p}`);
 
 const message = (e: FlagEvent) => ({ key: eventKey(e), value: JSON.stringify(e) });
 const highWater = async (kafka: Kafka, topic: string) =>

@@ -48,6 +48,7 @@ import { startBuiltApp } from '@flaglens/testing/support/processes';
 import { procCpuSeconds } from './proc';
 import { insightsStage, type InsightsFigures } from './insights';
 import { benchPeer, peerMarkdown, type PeerResult } from './peer';
+import { CHANGE_TYPES, flagChangeEvent, projectCreatedEvent } from './bench-events';
 
 const ROOT = join(__dirname, '..');
 const cli = cliArgs();
@@ -70,69 +71,26 @@ const NOW = '2026-11-22T09:01:00.000Z';
 
 const bulkFlags = Math.ceil(BULK_EVENTS / EVENTS_PER_FLAG);
 const bulkProjects = Math.ceil(bulkFlags / FLAGS_PER_BULK_PROJECT);
-const TYPES = [
-  'feature-updated',
-  'feature-environment-enabled',
-  'feature-environment-disabled',
-  'feature-strategy-add',
-  'feature-strategy-update',
-  'feature-tagged',
-];
 const T0 = Date.parse(NOW) - 300 * 86_400_000;
 
 /** Event `i` of the bulk history (pure, so any part can be made again without holding it all). */
 function bulkEvent(i: number): FlagEvent {
-  if (i < bulkProjects) {
-    return {
-      id: i + 1,
-      createdAt: new Date(T0 + i).toISOString(),
-      type: 'project-created',
-      createdBy: 'admin',
-      createdByUserId: 1,
-      environment: null,
-      project: `bulk-${i}`,
-      featureName: null,
-      data: {
-        id: `bulk-${i}`,
-        name: `Bulk ${i}`,
-        description: null,
-        mode: 'open',
-        defaultStickiness: 'default',
-      },
-      preData: null,
-      tags: [],
-    };
-  }
+  if (i < bulkProjects)
+    return projectCreatedEvent(i + 1, new Date(T0 + i).toISOString(), `bulk-${i}`, `Bulk ${i}`);
   const k = i - bulkProjects;
   const flag = k % bulkFlags;
-  const seq = Math.floor(k / bulkFlags);
-  const name = `flag-${flag}`;
-  const project = `bulk-${Math.floor(flag / FLAGS_PER_BULK_PROJECT)}`;
-  return {
+  return flagChangeEvent({
     id: i + 1,
     createdAt: new Date(T0 + 10_000 + k * 20).toISOString(),
-    type: seq === 0 ? 'feature-created' : TYPES[(k * 7) % TYPES.length],
-    createdBy: `user${k % 50}@example.com`,
-    createdByUserId: (k % 50) + 2,
-    environment: seq === 0 ? null : k % 3 ? 'production' : 'development',
-    project,
-    featureName: name,
-    data:
-      seq === 0
-        ? { name, project, type: 'release' }
-        : {
-            name,
-            enabled: k % 2 === 0,
-            strategies: [
-              {
-                name: 'flexibleRollout',
-                parameters: { rollout: String(k % 100), stickiness: 'default', groupId: name },
-              },
-            ],
-          },
-    preData: seq === 0 ? null : { name, enabled: k % 2 === 1 },
-    tags: [{ type: 'simple', value: `team-${flag % 9}` }],
-  };
+    name: `flag-${flag}`,
+    project: `bulk-${Math.floor(flag / FLAGS_PER_BULK_PROJECT)}`,
+    created: Math.floor(k / bulkFlags) === 0,
+    type: k * 7,
+    user: k,
+    env: k,
+    n: k,
+    team: flag,
+  });
 }
 
 const bulkCount = bulkProjects + bulkFlags * EVENTS_PER_FLAG;
@@ -142,7 +100,7 @@ function bigFlagEvent(j: number): FlagEvent {
     id: bulkCount + j + 1,
     featureName: 'flag-big',
     createdAt: new Date(T0 + 5_000_000 + j * 1000).toISOString(),
-    type: j === 0 ? 'feature-created' : TYPES[j % TYPES.length],
+    type: j === 0 ? 'feature-created' : CHANGE_TYPES[j % CHANGE_TYPES.length],
     data: { name: 'flag-big', seq: j },
   };
 }
