@@ -17,12 +17,10 @@ import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
-import type { PoolClient } from 'pg';
-import type { FlagEvent } from '@flaglens/contract';
 import { Database, searchPathOption } from '@flaglens/persistence';
 import { appendEvents, InsightsReadModel, type SourcedEvent } from '@flaglens/projections';
 import { freshDatabase, withClient } from './bench-db';
-import { applyEvents, FAR_PAST_NOW, loadFarPastHistory } from './insights';
+import { applyTagEventAt, FAR_PAST_NOW, loadFarPastHistory } from './insights';
 import { freePort } from '@flaglens/testing/support/http';
 import { cliArgs } from '@flaglens/testing/support/cli-args';
 
@@ -219,7 +217,6 @@ async function farPast(events: number): Promise<Record<string, unknown>> {
   const url = await freshDatabase('flaglens_bench_far_past');
   const t0 = Date.now();
   const loaded = await loadFarPastHistory(url, events);
-  const apply = (c: PoolClient, batch: FlagEvent[]) => applyEvents(c, batch);
   const report = async () => {
     const ds = new Database({
       url,
@@ -245,25 +242,7 @@ async function farPast(events: number): Promise<Record<string, unknown>> {
   };
   console.log(`loaded ${loaded} simulated events in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const without = await report();
-  await withClient(url, async (c) => {
-    await c.query('BEGIN');
-    await apply(c, [
-      {
-        id: 900_000_001,
-        createdAt: '1000-01-01T00:00:00.000Z',
-        type: 'tag-created',
-        createdBy: 'admin',
-        createdByUserId: 1,
-        environment: null,
-        project: null,
-        featureName: null,
-        data: { type: 'simple', value: 'ancient' },
-        preData: null,
-        tags: null,
-      },
-    ]);
-    await c.query('COMMIT');
-  });
+  await applyTagEventAt(url, '1000-01-01T00:00:00.000Z', 'ancient');
   const withFarPast = await report();
   const out = { events: loaded, withoutFarPastEvent: without, withEventDated1000: withFarPast };
   console.log('insights report:', JSON.stringify(out));

@@ -40,6 +40,29 @@ export async function applyEvents(c: PoolClient, batch: FlagEvent[]): Promise<vo
   await applyProjections(c, stored, allProjections());
 }
 
+/** One `tag-created` event dated `createdAt` (id 900,000,001), through every projection, in its own transaction. */
+export async function applyTagEventAt(url: string, createdAt: string, value: string): Promise<void> {
+  await withClient(url, async (c) => {
+    await c.query('BEGIN');
+    await applyEvents(c, [
+      {
+        id: 900_000_001,
+        createdAt,
+        type: 'tag-created',
+        createdBy: 'admin',
+        createdByUserId: 1,
+        environment: null,
+        project: null,
+        featureName: null,
+        data: { type: 'simple', value },
+        preData: null,
+        tags: null,
+      },
+    ]);
+    await c.query('COMMIT');
+  });
+}
+
 /**
  * The 2-year × 200-project history (seed 42, 50 flags per project, `events` events over 104 weeks ending at
  * FAR_PAST_NOW) loaded through every projection into `url`, 5,000 events per transaction, then VACUUM ANALYZE.
@@ -171,25 +194,7 @@ export async function insightsStage(o: { events: number; runs: number }): Promis
     });
     const report = JSON.parse(stored.json) as { flagTrends: unknown[]; projectFlagTrends: unknown[] };
     // a late event 10 weeks back: the weeks from there are computed until the next store
-    await withClient(url, async (c) => {
-      await c.query('BEGIN');
-      await applyEvents(c, [
-        {
-          id: 900_000_001,
-          createdAt: new Date(Date.parse(FAR_PAST_NOW) - 70 * 86_400_000).toISOString(),
-          type: 'tag-created',
-          createdBy: 'admin',
-          createdByUserId: 1,
-          environment: null,
-          project: null,
-          featureName: null,
-          data: { type: 'simple', value: 'late' },
-          preData: null,
-          tags: null,
-        },
-      ]);
-      await c.query('COMMIT');
-    });
+    await applyTagEventAt(url, new Date(Date.parse(FAR_PAST_NOW) - 70 * 86_400_000).toISOString(), 'late');
     const late: number[] = [];
     for (let i = 0; i < o.runs; i++) late.push((await timedReport(url, true)).ms);
     const restoreAfterLateEventMs = await store(url);
