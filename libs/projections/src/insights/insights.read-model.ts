@@ -236,19 +236,22 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
            AND u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS active
   FROM weeks w WHERE w.inr ORDER BY w.ws`;
 
-/**
- * Updates per week and current environment type (deleted and unknown environments drop out, as `*`), but
- * those of the private projects the caller may not see ($5).
- */
-export const ENV_TYPES_SQL = `
+/** ENV_TYPES_SQL, or with `fromCut` only its weeks from the cut ($6) on. */
+const envTypesSql = (fromCut: boolean) => `
 WITH ${WEEKS}
 SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, e.type, sum(u.n)::bigint AS n
   FROM weeks w
   JOIN insights_env_project_updates u ON u.day BETWEEN w.ws AND w.d AND u.project <> ALL($5::text[])
   JOIN environments e ON e.name = u.environment AND NOT e.deleted
- WHERE w.inr
+ WHERE w.inr${fromCut ? ' AND w.ws >= $6::date' : ''}
  GROUP BY w.ws, w.d, w.week, e.type
  ORDER BY w.ws, e.type`;
+
+/**
+ * Updates per week and current environment type (deleted and unknown environments drop out, as `*`), but
+ * those of the private projects the caller may not see ($5).
+ */
+export const ENV_TYPES_SQL = envTypesSql(false);
 
 /** ENV_TYPES_SQL's rows of the weeks before the cut ($6), from the stored weeks (hidden projects subtracted). */
 export const ENV_TYPES_STORED_SQL = `
@@ -266,15 +269,7 @@ HAVING sum(s.n) > 0
  ORDER BY w.ws, e.type`;
 
 /** ENV_TYPES_SQL's rows of the weeks from the cut ($6) on. */
-export const ENV_TYPES_TAIL_SQL = `
-WITH ${WEEKS}
-SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, e.type, sum(u.n)::bigint AS n
-  FROM weeks w
-  JOIN insights_env_project_updates u ON u.day BETWEEN w.ws AND w.d AND u.project <> ALL($5::text[])
-  JOIN environments e ON e.name = u.environment AND NOT e.deleted
- WHERE w.inr AND w.ws >= $6::date
- GROUP BY w.ws, w.d, w.week, e.type
- ORDER BY w.ws, e.type`;
+export const ENV_TYPES_TAIL_SQL = envTypesSql(true);
 
 /** SDK metrics per week and project (the flag's current project, else the event's project). */
 export const METRICS_SQL = `
