@@ -8,36 +8,24 @@
  *   npx ts-node -r tsconfig-paths/register --transpile-only scripts/bench-overview.ts
  *   BENCH_FLAGS=200 BENCH_EVENTS=8000 npx ts-node -r tsconfig-paths/register --transpile-only scripts/bench-overview.ts
  */
-import { Client } from 'pg';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { loadConfig } from '@flaglens/config';
-import { Database, migrateDatabase, searchPathOption } from '@flaglens/persistence';
+import { Database, searchPathOption } from '@flaglens/persistence';
 import { allProjections, appendEvents, OVERVIEW_SQL, applyProjections } from '@flaglens/projections';
 import { generateHistory } from '@flaglens/testing/generate-history';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
+import { freshDatabase } from '../bench/bench-db';
 import { createApiApp } from '../apps/api/src/main';
 
-const BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
 const FLAGS = Number(process.env.BENCH_FLAGS ?? 5000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const DURATION = process.env.BENCH_SECONDS ?? '15';
 const NAME = process.env.BENCH_DB ?? `flaglens_bench_overview_${FLAGS}`;
 const NOW = '2026-11-22T09:01:00Z';
-const withDb = (db: string) => Object.assign(new URL(BASE), { pathname: `/${db}` }).toString();
 
 async function main(): Promise<void> {
-  const admin = new Client({ connectionString: withDb('postgres') });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${NAME} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${NAME}`);
-  await admin.end();
-  const url = withDb(NAME);
-  const migrator = new Client({ connectionString: url });
-  await migrator.connect();
-  await migrateDatabase(url, migrator, META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES);
-  await migrator.end();
+  const url = await freshDatabase(NAME);
   const ds = new Database({
     url,
     max: 2,
