@@ -9,7 +9,7 @@
  * figures, the share of the api's answers served from its caches (`flaglens_api_cached_replies_total`), and
  * the ingest rate achieved and the projector's lag during the load.
  */
-import { procCpuSeconds } from './proc';
+import { procCpuSeconds, schedMs } from './proc';
 import type { Kafka } from 'kafkajs';
 import { topicWatermarks } from '@flaglens/kafka';
 import { eventKey, type FlagEvent } from '@flaglens/contract';
@@ -66,6 +66,23 @@ export interface MissLoadResult {
   targetRate: number;
   producedPerSec: number;
   appliedPerSec: number;
+  /**
+   * the api's garbage collection during the load (prom-client's `nodejs_gc_duration_seconds`): seconds and
+   * collections by kind, and its event loop's delay over the load (max and p99, ms), where the tail comes from
+   */
+  apiGc?: Record<string, { seconds: number; count: number }>;
+  apiEventLoopDelayMaxMs?: number;
+  /**
+   * the api's own time per request of the load by route (Fastify's clock, from its duration histogram: the
+   * upper bound of the bucket, ms), beside the client's: the gap is time spent before the api reads the request
+   */
+  /**
+   * the api's main thread during the load (/proc/<pid>/schedstat): ms on a CPU and ms runnable but waiting for
+   * one, per second of the load
+   */
+  apiMainThread?: { runMsPerSec: number; waitMsPerSec: number };
+  apiServerMs?: Record<'events' | 'overview', { requests: number; p50: number; p99: number }>;
+  apiEventLoopDelayP99Ms?: number;
   /** the projector's lag (events produced, not yet committed), sampled every 250 ms during the load */
   lagP50: number;
   lagMax: number;
@@ -97,13 +114,51 @@ const projectCreated = (id: number, p: number, createdAt: string): FlagEvent =>
 const message = (e: FlagEvent) => ({ key: eventKey(e), value: JSON.stringify(e) });
 const highWater = async (kafka: Kafka, topic: string) =>
   (await topicWatermarks(kafka, topic)).reduce((n, p) => n + p.high, 0);
-const cachedReplies = async (port: number) => {
-  const text = (await httpGet(port, '/metrics')).text;
+const cachedReplies = (text: string) => {
   let n = 0;
   for (const m of text.matchAll(/^flaglens_api_cached_replies_total(?:\{[^}]*\})? ([0-9.e+-]+)$/gm))
     n += Number(m[1]);
   return n;
 };
+/** The api's GC sums and counts by kind, from its metrics text. */
+const gcOf = (text: string): Map<string, { seconds: number; count: number }> => {
+  const m = new Map<string, { seconds: number; count: number }>();
+  for (const [, part, kind, v] of text.matchAll(
+    /^nodejs_gc_duration_seconds_(sum|count)\{(?:[^}]*,)?kind="([a-z]+)"[^}]*\} ([0-9.e+-]+)$/gm,
+  )) {
+    const e = m.get(kind) ?? { seconds: 0, count: 0 };
+    if (part === 'sum') e.seconds = Number(v);
+    else e.count = Number(v);
+    m.set(kind, e);
+  }
+  return m;
+};
+/** The api's duration histogram of a route (its pattern): upper bound (s) -> cumulative count, statuses summed. */
+const durations = (text: string, route: string): Map<number, number> => {
+  const m = new Map<number, number>();
+  for (const [, labels, v] of text.matchAll(
+    /^flaglens_http_request_duration_seconds_bucket\{([^}]*)\} ([0-9.e+-]+)$/gm,
+  )) {
+    if (!labels.includes(`route="${route}"`)) continue;
+    const le = /le="([^"]+)"/.exec(labels)![1];
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    m.set(bound, (m.get(bound) ?? 0) + Number(v));
+  }
+  return m;
+};
+/** Requests, p50 and p99 (the upper bounds of their buckets, ms) of a route's increase between two texts. */
+const serverTimes = (before: string, after: string, route: string) => {
+  const b = durations(before, route);
+  const a = durations(after, route);
+  const bounds = [...a.keys()].sort((x, y) => x - y);
+  const requests = (a.get(Infinity) ?? 0) - (b.get(Infinity) ?? 0);
+  const q = (p: number) =>
+    (bounds.find((x) => (a.get(x) ?? 0) - (b.get(x) ?? 0) >= p * requests) ?? NaN) * 1000;
+  return { requests, p50: q(0.5), p99: q(0.99) };
+};
+/** A gauge of the metrics text (first sample), NaN when absent. */
+const gauge = (text: string, name: string): number =>
+  Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
 /** A process's CPU time so far, ms (utime + stime of /proc/<pid>/stat). */
 const cpuMs = (pid: number | undefined): number => (pid === undefined ? NaN : procCpuSeconds(pid) * 1000);
 const pct = (xs: number[], p: number) =>
@@ -119,7 +174,7 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
   };
   const result = await run(o);
   console.log(
-    `[bench] miss load c=${o.connections} (${result.tool}, ${o.flags} flags + ${o.projects} projects at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}`,
+    `[bench] miss load c=${o.connections} (${result.tool}, ${o.flags} flags + ${o.projects} projects at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}`,
   );
   return result;
 }
@@ -178,23 +233,51 @@ async function run(o: Sized): Promise<MissLoadResult> {
     })();
     let r: Awaited<ReturnType<typeof load>>;
     let hits: number, producedPerSec: number, appliedPerSec: number, apiCpuMs: number;
+    let apiGc: MissLoadResult['apiGc'];
+    let elMax = NaN;
+    let elP99 = NaN;
+    let apiServerMs: MissLoadResult['apiServerMs'];
+    let apiMainThread: MissLoadResult['apiMainThread'];
     try {
       await sleep(1000); // the producer at its rate before the reads start
       const paths = [
         ...Array.from({ length: o.flags }, (_, f) => `/api/admin/events/${flag(f)}`),
         ...Array.from({ length: o.projects }, (_, p) => `/api/admin/projects/${project(p)}/overview`),
       ];
-      const hits0 = await cachedReplies(o.port);
+      // the api's metrics now (this also starts its event-loop delay histogram afresh) and after the load
+      const before = (await httpGet(o.port, '/metrics')).text;
+      const gc0 = gcOf(before);
+      const hits0 = cachedReplies(before);
       const produced0 = produced;
       const applied0 = await o.applied();
       const l0 = Date.now();
       const cpu0 = cpuMs(o.apiPid);
+      const sched0 = schedMs(o.apiPid);
       r = await load(o.tool, `http://127.0.0.1:${o.port}`, o.headers, o.connections, o.seconds, paths);
       apiCpuMs = cpuMs(o.apiPid) - cpu0;
+      const sched1 = schedMs(o.apiPid);
+      const loadSeconds = (Date.now() - l0) / 1000;
+      if (sched0 && sched1)
+        apiMainThread = {
+          runMsPerSec: Math.round((sched1.runMs - sched0.runMs) / loadSeconds),
+          waitMsPerSec: Math.round((sched1.waitMs - sched0.waitMs) / loadSeconds),
+        };
       const elapsed = (Date.now() - l0) / 1000;
       producedPerSec = Math.round((produced - produced0) / elapsed);
       appliedPerSec = Math.round(((await o.applied()) - applied0) / elapsed);
-      hits = (await cachedReplies(o.port)) - hits0;
+      const after = (await httpGet(o.port, '/metrics')).text;
+      hits = cachedReplies(after) - hits0;
+      apiGc = {};
+      for (const [kind, e] of gcOf(after)) {
+        const b = gc0.get(kind) ?? { seconds: 0, count: 0 };
+        apiGc[kind] = { seconds: Number((e.seconds - b.seconds).toFixed(3)), count: e.count - b.count };
+      }
+      elMax = gauge(after, 'nodejs_eventloop_lag_max_seconds') * 1000;
+      apiServerMs = {
+        events: serverTimes(before, after, '/api/admin/events/:featureName'),
+        overview: serverTimes(before, after, '/api/admin/projects/:projectId/overview'),
+      };
+      elP99 = gauge(after, 'nodejs_eventloop_lag_p99_seconds') * 1000;
     } finally {
       stop = true;
       await Promise.all([producing, sampling]);
@@ -215,6 +298,11 @@ async function run(o: Sized): Promise<MissLoadResult> {
       requests,
       ...(Number.isFinite(apiCpuMs) ? { apiCpuMsPerRequest: Number((apiCpuMs / requests).toFixed(3)) } : {}),
       cachedReplies: hits,
+      ...(apiGc ? { apiGc } : {}),
+      ...(Number.isFinite(elMax) ? { apiEventLoopDelayMaxMs: Number(elMax.toFixed(1)) } : {}),
+      ...(Number.isFinite(elP99) ? { apiEventLoopDelayP99Ms: Number(elP99.toFixed(1)) } : {}),
+      ...(apiServerMs ? { apiServerMs } : {}),
+      ...(apiMainThread ? { apiMainThread } : {}),
       cachedShare: Number((hits / requests).toFixed(3)),
       targetRate: o.rate,
       producedPerSec,

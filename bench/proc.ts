@@ -26,3 +26,17 @@ export function procCpuSeconds(pid: number | string, children = false): number {
     return NaN;
   }
 }
+
+/**
+ * The main thread's time on a CPU and time runnable but waiting for one (run queue), in ms, from
+ * /proc/<pid>/schedstat; undefined when it cannot be read.
+ */
+export function schedMs(pid: number | undefined): { runMs: number; waitMs: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, 'latin1').trim().split(' ').map(Number);
+    return { runMs: run / 1e6, waitMs: wait / 1e6 };
+  } catch {
+    return undefined;
+  }
+}

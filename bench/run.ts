@@ -16,7 +16,7 @@
  *  - insights: the uncached report over 2 years × 200 projects, from stored weeks and computed in full
  *    (bench/insights.ts; 200,000 events, 20,000 with --quick).
  *  - with `--peer`: the real Unleash 6.10.1 and a fresh flaglens fed from it, read side by side (bench/peer.ts).
- * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness. Results: bench/results/<UTC timestamp>.json and .md.
+ * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness, `--miss-only` runs the miss load right after the ingest. Results: bench/results/<UTC timestamp>.json and .md.
  */
 import 'reflect-metadata';
 import { execFileSync, execSync, spawn, ChildProcess } from 'node:child_process';
@@ -352,6 +352,25 @@ async function main(): Promise<void> {
       i++
     )
       await sleep(500);
+
+    if (cli.has('--miss-only')) {
+      // a sweep of the miss load alone (no result file): the api just started, nothing cached
+      await missLoad({
+        kafka,
+        topic,
+        port,
+        headers,
+        tool: loadTool(),
+        apiPid: api.pid,
+        applied: () => appliedOf(pg, group),
+        quick,
+        rate: FRESHNESS_RATE,
+        connections: 50,
+        seconds: READ_SECONDS,
+        now: NOW,
+      });
+      return;
+    }
 
     // freshness at a steady rate: markers every 100 ms among FRESHNESS_RATE events/s
     // and the projector's batches meanwhile (their count, size and duration): how much of a marker's time is
