@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
-import { ActiveVersionPool } from './active-version-pool';
+import { ActiveVersionPool, rowsVia } from './active-version-pool';
 
 describe('ActiveVersionPool (real Postgres)', () => {
   let tdb: TestDatabase;
@@ -22,6 +22,30 @@ describe('ActiveVersionPool (real Postgres)', () => {
       expect(pool.listenerCount('error')).toBe(listeners);
       expect(listeners).toBe(1);
       expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await reads.close();
+    }
+  });
+
+  it('prepares each SQL text once per connection when asked to, and plans nothing again on reuse', async () => {
+    const reads = new ActiveVersionPool(tdb.url, 1);
+    try {
+      await reads.refresh();
+      const sql = 'SELECT $1::int + 1 AS n';
+      const other = 'SELECT $1::text AS s';
+      const prepared = rowsVia(reads, { prepared: true });
+      expect(await prepared.query(sql, [1])).toEqual([{ n: 2 }]);
+      expect(await prepared.query(sql, [41])).toEqual([{ n: 42 }]);
+      expect(await prepared.query(other, ['x'])).toEqual([{ s: 'x' }]);
+      // one connection: it holds one statement per text, whatever the parameters
+      const held = await reads
+        .pool()
+        .query<{ statement: string }>('SELECT statement FROM pg_prepared_statements ORDER BY statement');
+      expect(held.rows.map((r) => r.statement)).toEqual([other, sql].sort());
+      // unnamed statements (the default) leave nothing behind
+      await rowsVia(reads).query('SELECT $1::int AS k', [3]);
+      const after = await reads.pool().query('SELECT count(*)::int AS n FROM pg_prepared_statements');
+      expect(after.rows).toEqual([{ n: 2 }]);
     } finally {
       await reads.close();
     }

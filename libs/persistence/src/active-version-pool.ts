@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
 import { activeVersion, searchPathOption } from './projection-versions';
 
@@ -89,9 +90,29 @@ export interface RowQueryable {
   query<T = any>(sql: string, params?: unknown[]): Promise<T[]>;
 }
 
-/** Row queries through a read pool (on the active projection version). */
-export function rowsVia(reads: ReadPool): RowQueryable {
+/**
+ * Row queries through a read pool (on the active projection version).
+ *
+ * `prepared`: each SQL text is a named statement (its name derived from the text), parsed once per connection,
+ * after which Postgres plans it once for all parameter values when that plan costs no more than a custom one.
+ * For a reader whose SQL texts are a fixed set (each connection keeps every statement it prepared), with
+ * short statements run often, where planning costs more than running.
+ */
+export function rowsVia(reads: ReadPool, opts: { prepared?: boolean } = {}): RowQueryable {
+  if (!opts.prepared)
+    return {
+      query: async <T>(sql: string, params?: unknown[]) =>
+        (await reads.pool().query(sql, params)).rows as T[],
+    };
+  const names = new Map<string, string>();
+  const nameOf = (sql: string) => {
+    let name = names.get(sql);
+    if (name === undefined)
+      names.set(sql, (name = `flaglens-${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`));
+    return name;
+  };
   return {
-    query: async <T>(sql: string, params?: unknown[]) => (await reads.pool().query(sql, params)).rows as T[],
+    query: async <T>(sql: string, params?: unknown[]) =>
+      (await reads.pool().query({ name: nameOf(sql), text: sql, values: params })).rows as T[],
   };
 }

@@ -13,7 +13,7 @@ import { Visibility } from './visibility.service';
     {
       provide: IdentityReadModel,
       inject: [ProjectionReads],
-      useFactory: (reads: ProjectionReads) => new IdentityReadModel(rowsVia(reads)),
+      useFactory: (reads: ProjectionReads) => new IdentityReadModel(rowsVia(reads, { prepared: true })),
     },
     {
       // tokens (public) are checked against users of the active projection version
