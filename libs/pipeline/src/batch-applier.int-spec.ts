@@ -1,6 +1,13 @@
 import type { PoolClient } from 'pg';
 import { Database } from '@flaglens/persistence';
-import { allProjections, type Projection, type SourcedEvent } from '@flaglens/projections';
+import { Client } from 'pg';
+import {
+  allProjections,
+  CHANGE_CHANNEL,
+  decodeChanges,
+  type Projection,
+  type SourcedEvent,
+} from '@flaglens/projections';
 import { testEvent } from '@flaglens/testing/test-events';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { BatchApplier, OffsetConflictError } from './batch-applier';
@@ -190,5 +197,44 @@ describe('BatchApplier isolates failing events (real Postgres)', () => {
         { topic: 't', partition: 2, expectedOffset: 4, nextOffset: 5, accepted: on(2, [52], 4), dead: [] },
       ]),
     ).rejects.toThrow('one batch per partition');
+  });
+
+  it('names every changed flag and project to listeners, however many a batch changes', async () => {
+    const listener = new Client({ connectionString: db.url });
+    await listener.connect();
+    try {
+      const notices: string[] = [];
+      listener.on('notification', (m) => notices.push(m.payload ?? ''));
+      await listener.query(`LISTEN ${CHANGE_CHANNEL}`);
+      const applier = new BatchApplier(ds, 'g-notify', { kind: 'active' }, allProjections());
+      expect(await applier.loadPosition('t', 9)).toBe(0);
+      // 600 flags with long names in 300 projects: more names than one NOTIFY payload (8000 bytes) holds
+      const name = (i: number) => `a-flag-with-a-rather-long-name-${String(i).padStart(4, '0')}`;
+      const accepted: SourcedEvent[] = Array.from({ length: 600 }, (_, i) => ({
+        event: testEvent(5000 + i, 'feature-created', {
+          featureName: name(i),
+          project: `notify-p${i % 300}`,
+          data: { type: 'release' },
+        }),
+        knownType: true,
+        topic: 't',
+        partition: 9,
+        offset: i,
+      }));
+      await applier.applyGroup([
+        { topic: 't', partition: 9, expectedOffset: 0, nextOffset: 600, accepted, dead: [] },
+      ]);
+      for (let i = 0; i < 50 && notices.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 100)); // the notices of one commit arrive together
+      const decoded = notices.map(decodeChanges);
+      // before: one notice of "everything", which empties every cache of the api on each such batch
+      expect(decoded.length).toBeGreaterThan(1);
+      expect(decoded.flatMap((d) => d.flags).sort()).toEqual(accepted.map((s) => s.event.featureName).sort());
+      expect(new Set(decoded.flatMap((d) => d.projects))).toEqual(
+        new Set(Array.from({ length: 300 }, (_, i) => `notify-p${i}`)),
+      );
+    } finally {
+      await listener.end();
+    }
   });
 });

@@ -302,7 +302,7 @@ export class BatchApplier {
       // to listeners when (and only if) this transaction commits
       const derived = await this.timed(c, 'changes', () => deriveChanges(c, stored, changes, transitions));
       await this.timed(c, 'notify', () =>
-        c.query('SELECT pg_notify($1, $2)', [
+        c.query('SELECT pg_notify($1, notice) FROM unnest($2::text[]) AS notice', [
           CHANGE_CHANNEL,
           encodeChanges(derived.flags, derived.projects, derived.identity),
         ]),

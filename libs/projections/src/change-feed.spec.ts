@@ -1,13 +1,19 @@
-import { decodeChanges, encodeChanges } from './change-feed';
+import { decodeChanges, encodeChanges, MAX_NOTICES } from './change-feed';
+
+/** The one notice of a batch whose names fit in one. */
+const one = (notices: string[]) => {
+  expect(notices).toHaveLength(1);
+  return notices[0];
+};
 
 describe('change feed payloads', () => {
   it('round-trips the changed flag names and projects, once each, and whether identity changed', () => {
-    expect(decodeChanges(encodeChanges(['a', 'b', 'a'], ['p', 'p', 'q'], false))).toEqual({
+    expect(decodeChanges(one(encodeChanges(['a', 'b', 'a'], ['p', 'p', 'q'], false)))).toEqual({
       flags: ['a', 'b'],
       projects: ['p', 'q'],
       identity: false,
     });
-    expect(decodeChanges(encodeChanges(['a'], [], true))).toEqual({
+    expect(decodeChanges(one(encodeChanges(['a'], [], true)))).toEqual({
       flags: ['a'],
       projects: [],
       identity: true,
@@ -15,7 +21,7 @@ describe('change feed payloads', () => {
   });
 
   it('without projects (or "*"), any project may have changed; without identity, it did when a project did', () => {
-    expect(decodeChanges(encodeChanges(['a']))).toEqual({ flags: ['a'], projects: '*', identity: true });
+    expect(decodeChanges(one(encodeChanges(['a'])))).toEqual({ flags: ['a'], projects: '*', identity: true });
     // the payload of an older projector still decodes
     expect(decodeChanges('{"flags":["a"]}')).toEqual({ flags: ['a'], projects: '*', identity: true });
     expect(decodeChanges('{"flags":["a"],"projects":[1]}')).toEqual({
@@ -30,11 +36,29 @@ describe('change feed payloads', () => {
     });
   });
 
-  it('falls back to "everything" when the names do not fit in one NOTIFY', () => {
-    const many = Array.from({ length: 2000 }, (_, i) => `flag-with-a-long-name-${i}`);
+  it('splits the names of a large batch across notices that each fit, naming each once', () => {
+    const flags = Array.from({ length: 600 }, (_, i) => `flag-with-a-long-name-${i}`);
+    const projects = Array.from({ length: 300 }, (_, i) => `project-${i}`);
+    const notices = encodeChanges([...flags, ...flags], projects, false);
+    expect(notices.length).toBeGreaterThan(1);
+    expect(notices.length).toBeLessThanOrEqual(MAX_NOTICES);
+    for (const n of notices) expect(Buffer.byteLength(n)).toBeLessThanOrEqual(7000);
+    const decoded = notices.map(decodeChanges);
+    expect(decoded.flatMap((d) => d.flags)).toEqual(flags);
+    expect(decoded.flatMap((d) => d.projects)).toEqual(projects);
+    expect(decoded.every((d) => d.identity === false)).toBe(true);
+    // "any project" goes with the first notice; the others name flags only
+    const any = encodeChanges(flags, '*', true).map(decodeChanges);
+    expect(any[0].projects).toBe('*');
+    expect(any.slice(1).every((d) => Array.isArray(d.projects) && d.projects.length === 0)).toBe(true);
+    expect(any.flatMap((d) => d.flags)).toEqual(flags);
+  });
+
+  it('falls back to one notice of "everything" past MAX_NOTICES notices', () => {
+    const many = Array.from({ length: 20_000 }, (_, i) => `flag-with-a-long-name-${i}`);
     const everything = { flags: '*', projects: '*', identity: true };
-    expect(decodeChanges(encodeChanges(many, ['p'], false))).toEqual(everything);
-    expect(decodeChanges(encodeChanges(['a'], many, false))).toEqual(everything);
+    expect(encodeChanges(many, ['p'], false).map(decodeChanges)).toEqual([everything]);
+    expect(encodeChanges(['a'], many, false).map(decodeChanges)).toEqual([everything]);
   });
 
   it('treats an unreadable payload as "everything changed"', () => {

@@ -11,8 +11,11 @@ import { EVERY, type SourcedEvent } from './projection';
  */
 export const CHANGE_CHANNEL = 'flaglens_changes';
 
-/** Postgres limits a NOTIFY payload to 8000 bytes; past this, everything is invalidated. */
+/** Postgres limits a NOTIFY payload to 8000 bytes: the names of one batch are split across notices of this size. */
 const MAX_PAYLOAD_BYTES = 7000;
+/** Past this many notices for one batch, one notice says "everything" (dropping all is then the cheaper). */
+export const MAX_NOTICES = 16;
+const EVERYTHING = JSON.stringify({ flags: '*', projects: '*', identity: true });
 
 export interface Changes {
   /** Feature names whose event lists changed; `'*'` means anything may have changed. */
@@ -29,19 +32,41 @@ export interface Changes {
   identity: boolean;
 }
 
+/**
+ * The notices of one batch's changes: each a payload of at most MAX_PAYLOAD_BYTES naming some of the changed
+ * flags and projects, all of them together naming each once (a batch of a few hundred events, the usual under
+ * steady load, names more than one payload holds). `projects` '*' (any project) goes with the first notice.
+ * More than MAX_NOTICES notices: one notice of "everything".
+ */
 export function encodeChanges(
   flags: Iterable<string>,
   projects: Iterable<string> | '*' = '*',
   identity = true,
-): string {
-  const payload = JSON.stringify({
-    flags: [...new Set(flags)],
-    projects: projects === '*' ? '*' : [...new Set(projects)],
-    identity,
-  });
-  return Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES
-    ? JSON.stringify({ flags: '*', projects: '*', identity: true })
-    : payload;
+): string[] {
+  const notices: string[] = [];
+  let cur: { flags: string[]; projects: string[] | '*' } = {
+    flags: [],
+    projects: projects === '*' ? '*' : [],
+  };
+  const size = () => Buffer.byteLength(JSON.stringify({ ...cur, identity }));
+  let bytes = size();
+  const add = (list: 'flags' | 'projects', name: string) => {
+    const more = Buffer.byteLength(JSON.stringify(name)) + 1;
+    const named = cur.flags.length + (cur.projects === '*' ? 0 : cur.projects.length);
+    if (bytes + more > MAX_PAYLOAD_BYTES && named > 0) {
+      notices.push(JSON.stringify({ ...cur, identity }));
+      cur = { flags: [], projects: [] };
+      bytes = size();
+    }
+    (cur[list] as string[]).push(name);
+    bytes += more;
+  };
+  for (const f of new Set(flags)) add('flags', f);
+  if (projects !== '*') for (const p of new Set(projects)) add('projects', p);
+  notices.push(JSON.stringify({ ...cur, identity }));
+  return notices.length > MAX_NOTICES || notices.some((n) => Buffer.byteLength(n) > MAX_PAYLOAD_BYTES)
+    ? [EVERYTHING]
+    : notices;
 }
 
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((f) => typeof f === 'string');
