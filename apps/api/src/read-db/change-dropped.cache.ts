@@ -39,6 +39,12 @@ interface Entry<V> {
 const validAt = (e: { validFrom?: number; validUntil?: number | null }, now: number): boolean =>
   (e.validFrom === undefined || now >= e.validFrom) && (e.validUntil == null || now < e.validUntil);
 
+/**
+ * Tags whose last drop is remembered (to tell whether a load overlapped a change of its own data). Past this
+ * many, they are forgotten at once and every load running then counts as overlapping a change (not kept).
+ */
+export const TRACKED_DROPS = 50_000;
+
 interface Flight<V> {
   seq: number;
   schema: string | undefined;
@@ -52,16 +58,23 @@ interface Flight<V> {
  * - Dropped by tag when a change notice names one of the entry's tags (`dropped`), all of them on a reset
  *   (the feed was lost or is back), and unusable once the api reads another projection version.
  * - Served only while the change feed is listened to, for an instant before the entry's `validUntil`, and no
- *   older than `maxAgeMs`; a value loaded while a notice arrived is not kept (it may predate the change).
- * - Loads are single-flight: requests for a key that arrive while it loads (since the last notice) share the
- *   load, when its result is valid at their instant.
+ *   older than `maxAgeMs`; a value loaded while a notice dropped one of its tags (or everything) is not kept
+ *   (it may predate the change). Notices about other tags do not matter to it: under a steady stream of
+ *   changes, some notice arrives during almost every load.
+ * - Loads are single-flight: requests for a key that arrive while it loads share the load (unless a notice
+ *   dropped one of its tags since it started), when its result is valid at their instant.
  * - Bounded in bytes.
  */
 export class ChangeDroppedCache<V> {
   private readonly lru: LRUCache<string, Entry<V>>;
   private readonly byTag = new Map<string, Set<string>>();
   private readonly flights = new Map<string, Flight<V>>();
+  /** change notices so far */
   private seq = 0;
+  /** the notice that last dropped everything (a reset, 'all', or forgetting `droppedAt`) */
+  private allDroppedAt = 0;
+  /** tag -> the notice that last dropped it, since `allDroppedAt` */
+  private readonly droppedAt = new Map<string, number>();
 
   constructor(
     private readonly changes: ChangeListener,
@@ -75,11 +88,19 @@ export class ChangeDroppedCache<V> {
       dispose: (_e, key) => this.untag(key),
     });
     changes.subscribe((c) => {
-      this.seq++;
-      if (c === 'reset') return this.clear();
+      const notice = ++this.seq;
+      if (c === 'reset') return this.clear(notice);
       const tags = options.dropped(c);
-      if (tags === 'all') this.clear();
-      else if (tags !== 'none') for (const t of tags) this.dropTag(t);
+      if (tags === 'all') return this.clear(notice);
+      if (tags === 'none') return;
+      for (const t of tags) {
+        this.dropTag(t);
+        this.droppedAt.set(t, notice);
+      }
+      if (this.droppedAt.size > TRACKED_DROPS) {
+        this.droppedAt.clear();
+        this.allDroppedAt = notice;
+      }
     });
   }
 
@@ -106,7 +127,7 @@ export class ChangeDroppedCache<V> {
     if (hit !== undefined) return hit;
     const schema = this.reads.schema;
     const running = this.flights.get(key);
-    if (running && running.seq === this.seq && running.schema === schema && running.at <= now) {
+    if (running && !this.changedSince(key, running.seq) && running.schema === schema && running.at <= now) {
       const loaded = await running.promise;
       if (validAt(loaded, now)) return loaded.value;
     }
@@ -114,7 +135,12 @@ export class ChangeDroppedCache<V> {
     this.flights.set(key, flight);
     try {
       const loaded = await flight.promise;
-      if (loaded.keep !== false && this.usable && flight.seq === this.seq && schema === this.reads.schema)
+      if (
+        loaded.keep !== false &&
+        this.usable &&
+        !this.changedSince(key, flight.seq) &&
+        schema === this.reads.schema
+      )
         this.set(key, loaded, schema);
       return loaded.value;
     } finally {
@@ -127,9 +153,17 @@ export class ChangeDroppedCache<V> {
     return this.seq;
   }
 
-  /** Keeps a value read since `token` was taken, unless a notice came in between. */
+  /** Keeps a value read since `token` was taken, unless a notice dropped one of its tags in between. */
   setIfUnchanged(key: string, loaded: Loaded<V>, token: number): void {
-    if (this.usable && token === this.seq) this.set(key, loaded, this.reads.schema);
+    if (this.usable && !this.changedSince(key, token)) this.set(key, loaded, this.reads.schema);
+  }
+
+  /** Whether a notice after `notice` dropped everything or one of the tags of `key`. */
+  private changedSince(key: string, notice: number): boolean {
+    if (this.allDroppedAt > notice) return true;
+    for (const t of this.options.tagsOf?.(key) ?? [key])
+      if ((this.droppedAt.get(t) ?? 0) > notice) return true;
+    return false;
   }
 
   private set(key: string, loaded: Loaded<V>, schema: string | undefined): void {
@@ -159,8 +193,10 @@ export class ChangeDroppedCache<V> {
     for (const key of [...(this.byTag.get(tag) ?? [])]) this.lru.delete(key);
   }
 
-  private clear(): void {
+  private clear(notice: number): void {
     this.lru.clear();
     this.byTag.clear();
+    this.droppedAt.clear();
+    this.allDroppedAt = notice;
   }
 }
