@@ -207,11 +207,19 @@ export class OverviewReadModel {
    * `featureTypeCounts` counts the project's archived flags instead of its live ones; nothing else changes.
    */
   async snapshot(projectId: string, now: Date, archivedFlags = false): Promise<OverviewSnapshot | null> {
-    const rows = await this.rows(projectId, now, archivedFlags);
+    // the memberships are read beside the statement, for `now`: a project is read as of `now` unless it was
+    // archived before (then as of its archive instant, and they are read again for that instant)
+    const [rows, atNow] = await Promise.all([
+      this.rows(projectId, now, archivedFlags),
+      this.access.summary(projectId, null, statsWindows(now).current),
+    ]);
     const r = rows[0];
     if (!r) return null;
     const readAt = new Date(r.now_at);
-    const access = await this.access.summary(projectId, null, statsWindows(readAt).current);
+    const access =
+      readAt.getTime() === now.getTime()
+        ? atNow
+        : await this.access.summary(projectId, null, statsWindows(readAt).current);
     const onboardingStatus = r.onboarded
       ? { status: 'onboarded' }
       : r.first_flag !== null
