@@ -24,12 +24,15 @@ export function flagEventsBody(featureName: string, eventsJson: string, total: n
   return jsonBody(head(featureName) + eventsJson + tail(total));
 }
 
-/** Renders stored bodies slice by slice, letting other requests in between slices. */
+/**
+ * Renders stored bodies slice by slice, letting other requests in between slices (not after the last: a list
+ * of one slice, the usual, is answered in the turn of the event loop that read it).
+ */
 async function* rendered(bodies: string[], first: boolean): AsyncGenerator<string> {
   for (let i = 0; i < bodies.length; i += SLICE_EVENTS) {
+    if (i > 0) await yieldToLoop();
     const json = wireEvents(bodies.slice(i, i + SLICE_EVENTS));
     yield (first && i === 0 ? '' : ',') + json;
-    await yieldToLoop();
   }
 }
 
