@@ -102,7 +102,52 @@ describe('FlagEventLists (real Postgres)', () => {
       delete (pool as unknown as { query?: unknown }).query;
     }
     expect(opened).toBe(0);
-    expect(statements).toEqual(['flaglens-events-of-flag']);
+    expect(statements).toEqual(['flaglens-events-of-flags']);
+  });
+
+  it('reads the lists asked for in one turn of the event loop with one statement', async () => {
+    opened = 0;
+    const statements: string[] = [];
+    const query = pool.query.bind(pool) as (...a: unknown[]) => unknown;
+    (pool as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
+      statements.push(typeof a[0] === 'string' ? a[0] : ((a[0] as { name?: string }).name ?? '?'));
+      return query(...a);
+    };
+    let answers: string[];
+    try {
+      // different keys, so the cache's single flight does not share them: only the statement does
+      const asked: [string, string][] = [
+        ['together-1', 'short'],
+        ['together-2', 'nope'],
+        ['together-3', 'long'],
+        ['together-4', 'short'],
+        ['together-5', 'a\u0000b'],
+      ];
+      answers = await Promise.all(
+        asked.map(async ([key, name]) => text(await lists.open(key, name, [], false))),
+      );
+    } finally {
+      delete (pool as unknown as { query?: unknown }).query;
+    }
+    // one statement for all five; the long list is then read again through its cursor
+    expect(statements.filter((s) => s === 'flaglens-events-of-flags')).toHaveLength(1);
+    expect(statements).not.toContain('flaglens-events-of-flag');
+    expect(opened).toBe(1);
+    // each answer is the one the flag gets alone
+    const alone = async (name: string) => {
+      const e = await events.eventsOfFlag(name);
+      return `{"version":1,"toggleName":${JSON.stringify(name)},"events":[${e.eventsJson}],"totalEvents":${e.total}}`;
+    };
+    expect(answers[0]).toBe(await alone('short'));
+    expect(answers[1]).toBe(await alone('nope'));
+    expect(answers[2]).toBe(await alone('long'));
+    expect(answers[3]).toBe(answers[0]);
+    expect(JSON.parse(answers[4])).toEqual({
+      version: 1,
+      toggleName: 'a\u0000b',
+      events: [],
+      totalEvents: 0,
+    });
   });
 
   it('gives its connection back: more short lists in a row than the pool holds', async () => {

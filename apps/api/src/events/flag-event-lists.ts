@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
+import DataLoader from 'dataloader';
 import { EventLogReadModel, wireEvents } from '@flaglens/projections';
 import { AppConfig } from '@flaglens/config';
 import { jsonBody, type JsonBody } from '../common/json-body';
@@ -13,6 +14,8 @@ import { ProjectionReads } from '../read-db/projection-reads.service';
 export const WHOLE_LIST_EVENTS = 5_000;
 /** Events rendered between two turns of the event loop (a few milliseconds of work). */
 export const SLICE_EVENTS = 250;
+/** Lists read by one statement at most (the misses of one turn of the event loop, usually far fewer). */
+export const LISTS_PER_READ = 64;
 /** A streamed list's bytes are kept (for requests that join late, and for the cache) up to this size. */
 export const KEPT_BYTES = 8 * 1024 * 1024;
 
@@ -70,14 +73,24 @@ export class FlagEventsCache extends ChangeDroppedCache<JsonBody | Broadcast> {
  * held no longer than rendering SLICE_EVENTS events. Requests that arrive while the bytes written so far are
  * still kept (KEPT_BYTES) join the same read and get those bytes first; a list that fits in KEPT_BYTES is then
  * cached as a short one is. Concurrent requests share the first read through the cache's single flight.
- * A list that fits is first read by one named statement, without a cursor nor a transaction (the common
- * miss costs one round trip); only a list longer than that is read again through the cursor.
+ * A list that fits is first read by one named statement, without a cursor nor a transaction, together with
+ * the other lists asked for in the same turn of the event loop (the common miss costs a share of one round
+ * trip); only a list longer than that is read again through the cursor.
  */
 @Injectable()
 export class FlagEventLists {
   private readonly log = new Logger(FlagEventLists.name);
   /** key -> a long list being streamed that can still be joined */
   private readonly streaming = new Map<string, Broadcast>();
+  /**
+   * The lists (for callers who may see every project) asked for in one turn of the event loop, read by one
+   * statement when the turn ends: one round trip to Postgres for the misses of the requests that arrived
+   * together, instead of one each.
+   */
+  private readonly wholeLists = new DataLoader<string, string[] | null>(
+    (names) => this.events.storedEventsOfFlags(names, WHOLE_LIST_EVENTS),
+    { cache: false, maxBatchSize: LISTS_PER_READ, batchScheduleFn: (read) => setImmediate(read) },
+  );
 
   constructor(
     private readonly events: EventLogReadModel,
@@ -116,7 +129,10 @@ export class FlagEventLists {
     const token = this.cache.begin();
     // most lists fit: one named statement (planned once per connection) answers them; a longer list is read
     // again, as a stream, by a cursor in a snapshot of its own
-    const whole = await this.events.storedEventsOfFlag(featureName, hidden, WHOLE_LIST_EVENTS);
+    const whole =
+      hidden.length === 0
+        ? await this.wholeLists.load(featureName)
+        : await this.events.storedEventsOfFlag(featureName, hidden, WHOLE_LIST_EVENTS);
     if (whole) {
       let json = '';
       for await (const part of rendered(whole, true)) json += part;
