@@ -17,7 +17,7 @@ export class OverviewReference {
     db: RowQueryable | ReadPool,
     private readonly access: ProjectAccessReader,
   ) {
-    this.model = new OverviewReadModel(db, access);
+    this.model = new OverviewReadModel(db);
   }
 
   async overview(

@@ -66,7 +66,7 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
       options: searchPathOption('flaglens_v1'),
     });
     identity = new IdentityReadModel(ds);
-    model = new OverviewReadModel(ds, new IdentityProjectAccessReader(identity));
+    model = new OverviewReadModel(ds);
     reference = new OverviewReference(ds, new IdentityProjectAccessReader(identity));
   });
   afterAll(async () => {

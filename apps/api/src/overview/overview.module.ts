@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { IdentityProjectAccessReader, IdentityReadModel, OverviewReadModel } from '@flaglens/projections';
+import { OverviewReadModel } from '@flaglens/projections';
 import { AuthModule } from '../auth/auth.module';
 import { ProjectionReads } from '../read-db/projection-reads.service';
 import { GetProjectOverviewHandler } from './get-project-overview.query';
@@ -13,9 +13,8 @@ import { OverviewController } from './overview.controller';
   providers: [
     {
       provide: OverviewReadModel,
-      inject: [ProjectionReads, IdentityReadModel],
-      useFactory: (reads: ProjectionReads, identity: IdentityReadModel) =>
-        new OverviewReadModel(reads, new IdentityProjectAccessReader(identity)),
+      inject: [ProjectionReads],
+      useFactory: (reads: ProjectionReads) => new OverviewReadModel(reads),
     },
     OverviewCache,
     GetProjectOverviewHandler,

@@ -14,6 +14,32 @@ export interface Profile {
 const ROLE_OF_MEMBER = `identity_roles r ON r.id = COALESCE(m.role_id,
   (SELECT min(x.id) FROM identity_roles x WHERE x.name = m.role_name AND NOT x.deleted))`;
 
+/**
+ * Members of the project `project` (an SQL expression) counted as semantics §3.5 says, from membership rows
+ * created at or after `since` (an SQL expression; NULL: all of them): a statement giving one integer. Users
+ * holding a non-root role in the project, directly or through a group that has a role in it; deleted users
+ * excluded; an empty group adds one (the reference's NULL row, counted by its `count(*)`).
+ */
+export function projectMembersSql(project: string, since: string): string {
+  return `WITH m AS (SELECT * FROM identity_project_members
+                   WHERE project = ${project} AND (${since} IS NULL OR created_at >= ${since})),
+       direct AS (
+         SELECT m.principal_id AS user_id FROM m
+           LEFT JOIN identity_users u ON u.id = m.principal_id
+           LEFT JOIN ${ROLE_OF_MEMBER}
+          WHERE m.principal_kind = 'user' AND NOT COALESCE(u.deleted, false) AND r.type IS DISTINCT FROM 'root'),
+       grp AS (
+         SELECT DISTINCT m.principal_id AS group_id FROM m
+           LEFT JOIN identity_groups g ON g.id = m.principal_id
+          WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
+       live AS (
+         SELECT gu.group_id, gu.user_id FROM identity_group_users gu
+           LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
+       via AS (SELECT grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)
+       SELECT ((SELECT count(*) FROM (SELECT user_id FROM direct UNION SELECT user_id FROM via WHERE user_id IS NOT NULL) x)
+             + (CASE WHEN EXISTS (SELECT 1 FROM via WHERE user_id IS NULL) THEN 1 ELSE 0 END))::int`;
+}
+
 /** Live groups the user belongs to. */
 const GROUPS_OF_USER = `SELECT gu.group_id FROM identity_group_users gu
   JOIN identity_groups g ON g.id = gu.group_id AND NOT g.deleted WHERE gu.user_id = $1`;
@@ -75,23 +101,7 @@ export class IdentityReadModel {
   /** Members counted as §3.5 says, only from membership rows created at or after `since` when given. */
   private async countMembers(projectId: string, since: Date | null): Promise<number> {
     const rows: { n: number }[] = await this.db.query(
-      `WITH m AS (SELECT * FROM identity_project_members
-                   WHERE project = $1 AND ($2::timestamptz IS NULL OR created_at >= $2)),
-       direct AS (
-         SELECT m.principal_id AS user_id FROM m
-           LEFT JOIN identity_users u ON u.id = m.principal_id
-           LEFT JOIN ${ROLE_OF_MEMBER}
-          WHERE m.principal_kind = 'user' AND NOT COALESCE(u.deleted, false) AND r.type IS DISTINCT FROM 'root'),
-       grp AS (
-         SELECT DISTINCT m.principal_id AS group_id FROM m
-           LEFT JOIN identity_groups g ON g.id = m.principal_id
-          WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
-       live AS (
-         SELECT gu.group_id, gu.user_id FROM identity_group_users gu
-           LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
-       via AS (SELECT grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)
-       SELECT ((SELECT count(*) FROM (SELECT user_id FROM direct UNION SELECT user_id FROM via WHERE user_id IS NOT NULL) x)
-             + (CASE WHEN EXISTS (SELECT 1 FROM via WHERE user_id IS NULL) THEN 1 ELSE 0 END))::int AS n`,
+      `SELECT (${projectMembersSql('$1', '$2::timestamptz')}) AS n`,
       [projectId, since],
     );
     return rows[0]?.n ?? 0;

@@ -2,6 +2,7 @@ import { isoText } from '../keyed-rows';
 import { isReadPool, type ReadPool, type RowQueryable } from '@flaglens/persistence';
 import { averageTimeToProduction } from '../time-to-production/time-to-production.logic';
 import { firstProductionEnable } from '../time-to-production/first-production-enable.read-model';
+import { projectMembersSql } from '../identity/identity.read-model';
 
 /** Memberships and favourites, as the identity read model will provide them. */
 export interface ProjectAccessSummary {
@@ -76,6 +77,8 @@ interface OverviewRow {
   onboarded: boolean;
   first_flag: string | null;
   valid_until: number | null;
+  members: number;
+  members_added: number;
 }
 
 /** The caller-independent overview of one project at one instant, and how long it stays exact. */
@@ -104,7 +107,7 @@ export const withFavorite = (body: Record<string, unknown>, favorite: boolean): 
 const ISO = isoText;
 
 /**
- * Everything of the overview but memberships in one statement (index lookups on the project's rows; the
+ * Everything of the overview in one statement, memberships included (index lookups on the project's rows; the
  * event log is touched only for `min(created_at)`, an index endpoint, for a seeded project).
  * Archived projects are read as of their archive time (the reference freezes their stats and health).
  */
@@ -170,6 +173,9 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
        (EXISTS (SELECT 1 FROM f JOIN flag_sdk_usage u ON u.feature_name = f.name)
         OR EXISTS (SELECT 1 FROM project_sdk_usage s WHERE s.project = $1)) AS onboarded,
        (SELECT name FROM f WHERE archived_at IS NULL ORDER BY created_at, name COLLATE "C" LIMIT 1) AS first_flag,
+       -- members (semantics §3.5), and those added in the current window (the instant the project is read at)
+       (${projectMembersSql('$1', 'NULL::timestamptz')}) AS members,
+       (${projectMembersSql('$1', "(w.now_at - interval '720 hours')")}) AS members_added,
        -- an archived project is frozen at its archive instant; otherwise the earliest change ahead (ms, floored)
        CASE WHEN p.archived_at <= $2::timestamptz THEN NULL
             ELSE floor(extract(epoch FROM LEAST(
@@ -188,7 +194,6 @@ export class OverviewReadModel {
   constructor(
     /** A read pool (then the statement is prepared once per connection, by name) or any row source. */
     private readonly db: RowQueryable | ReadPool,
-    private readonly access: ProjectAccessReader,
   ) {}
 
   private async rows(projectId: string, now: Date, archivedFlags: boolean): Promise<OverviewRow[]> {
@@ -207,19 +212,9 @@ export class OverviewReadModel {
    * `featureTypeCounts` counts the project's archived flags instead of its live ones; nothing else changes.
    */
   async snapshot(projectId: string, now: Date, archivedFlags = false): Promise<OverviewSnapshot | null> {
-    // the memberships are read beside the statement, for `now`: a project is read as of `now` unless it was
-    // archived before (then as of its archive instant, and they are read again for that instant)
-    const [rows, atNow] = await Promise.all([
-      this.rows(projectId, now, archivedFlags),
-      this.access.summary(projectId, null, statsWindows(now).current),
-    ]);
+    const rows = await this.rows(projectId, now, archivedFlags);
     const r = rows[0];
     if (!r) return null;
-    const readAt = new Date(r.now_at);
-    const access =
-      readAt.getTime() === now.getTime()
-        ? atNow
-        : await this.access.summary(projectId, null, statsWindows(readAt).current);
     const onboardingStatus = r.onboarded
       ? { status: 'onboarded' }
       : r.first_flag !== null
@@ -234,7 +229,7 @@ export class OverviewReadModel {
         archivedPastWindow: r.archived_past,
         projectActivityCurrentWindow: r.activity_current,
         projectActivityPastWindow: r.activity_past,
-        projectMembersAddedCurrentWindow: access.membersAddedSince,
+        projectMembersAddedCurrentWindow: r.members_added,
       },
       name: r.name,
       description: r.description,
@@ -254,7 +249,7 @@ export class OverviewReadModel {
       onboardingStatus,
       environments: r.environments ?? [],
       featureTypeCounts: r.type_counts ?? [],
-      members: access.members,
+      members: r.members,
       version: 1,
     };
     return { body, at: now.getTime(), validUntil: r.valid_until };
