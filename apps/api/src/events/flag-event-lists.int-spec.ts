@@ -19,6 +19,22 @@ async function text(body: JsonBody | Readable): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The statements (their text, or their name when named) `pool` is asked to run while `run` runs. */
+async function statementsOf(pool: Pool, run: () => Promise<void>): Promise<string[]> {
+  const statements: string[] = [];
+  const query = pool.query.bind(pool) as (...a: unknown[]) => unknown;
+  (pool as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
+    statements.push(typeof a[0] === 'string' ? a[0] : ((a[0] as { name?: string }).name ?? '?'));
+    return query(...a);
+  };
+  try {
+    await run();
+  } finally {
+    delete (pool as unknown as { query?: unknown }).query;
+  }
+  return statements;
+}
+
 /** Long event lists are streamed from one read shared by concurrent requests (real Postgres). */
 describe('FlagEventLists (real Postgres)', () => {
   let db: TestDatabase;
@@ -89,32 +105,18 @@ describe('FlagEventLists (real Postgres)', () => {
 
   it('reads a list that fits with one statement, without a cursor', async () => {
     opened = 0;
-    const statements: string[] = [];
-    const query = pool.query.bind(pool) as (...a: unknown[]) => unknown;
-    (pool as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
-      statements.push(typeof a[0] === 'string' ? a[0] : ((a[0] as { name?: string }).name ?? '?'));
-      return query(...a);
-    };
-    try {
+    const statements = await statementsOf(pool, async () => {
       const short = await lists.open('short-once', 'short', [], true);
       expect(JSON.parse(await text(short))).toMatchObject({ toggleName: 'short', totalEvents: 1 });
-    } finally {
-      delete (pool as unknown as { query?: unknown }).query;
-    }
+    });
     expect(opened).toBe(0);
     expect(statements).toEqual(['flaglens-events-of-flags']);
   });
 
   it('reads the lists asked for in one turn of the event loop with one statement', async () => {
     opened = 0;
-    const statements: string[] = [];
-    const query = pool.query.bind(pool) as (...a: unknown[]) => unknown;
-    (pool as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
-      statements.push(typeof a[0] === 'string' ? a[0] : ((a[0] as { name?: string }).name ?? '?'));
-      return query(...a);
-    };
-    let answers: string[];
-    try {
+    let answers: string[] = [];
+    const statements = await statementsOf(pool, async () => {
       // different keys, so the cache's single flight does not share them: only the statement does
       const asked: [string, string][] = [
         ['together-1', 'short'],
@@ -126,9 +128,7 @@ describe('FlagEventLists (real Postgres)', () => {
       answers = await Promise.all(
         asked.map(async ([key, name]) => text(await lists.open(key, name, [], false))),
       );
-    } finally {
-      delete (pool as unknown as { query?: unknown }).query;
-    }
+    });
     // one statement for all five; the long list is then read again through its cursor
     expect(statements.filter((s) => s === 'flaglens-events-of-flags')).toHaveLength(1);
     expect(statements).not.toContain('flaglens-events-of-flag');
