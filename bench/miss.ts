@@ -25,6 +25,8 @@ export interface MissLoadOptions {
   /** the api's port, and the headers that authenticate a read */
   port: number;
   headers: Record<string, string>;
+  /** the floor server's port (bench/floor-server.ts): loaded the same way under the same ingest, for comparison */
+  floorPort?: number;
   tool: LoadTool;
   /** the api's process id: its CPU time during the load is reported per request */
   apiPid?: number;
@@ -83,6 +85,11 @@ export interface MissLoadResult {
   apiMainThread?: { runMsPerSec: number; waitMsPerSec: number };
   apiServerMs?: Record<'events' | 'overview', { requests: number; p50: number; p99: number }>;
   apiEventLoopDelayP99Ms?: number;
+  /**
+   * the floor under the same ingest: a bare authenticated route answering a fixed body of the answers' mean size,
+   * loaded right after, with the same connections and duration, while the producer goes on
+   */
+  floor?: { bytes: number; reqPerSec: number; p50Ms: number; p99Ms: number };
   /** the projector's lag (events produced, not yet committed), sampled every 250 ms during the load */
   lagP50: number;
   lagMax: number;
@@ -174,7 +181,7 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
   };
   const result = await run(o);
   console.log(
-    `[bench] miss load c=${o.connections} (${result.tool}, ${o.flags} flags + ${o.projects} projects at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}`,
+    `[bench] miss load c=${o.connections} (${result.tool}, ${o.flags} flags + ${o.projects} projects at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}`,
   );
   return result;
 }
@@ -238,6 +245,7 @@ async function run(o: Sized): Promise<MissLoadResult> {
     let elP99 = NaN;
     let apiServerMs: MissLoadResult['apiServerMs'];
     let apiMainThread: MissLoadResult['apiMainThread'];
+    let floor: MissLoadResult['floor'];
     try {
       await sleep(1000); // the producer at its rate before the reads start
       const paths = [
@@ -253,6 +261,13 @@ async function run(o: Sized): Promise<MissLoadResult> {
       const l0 = Date.now();
       const cpu0 = cpuMs(o.apiPid);
       const sched0 = schedMs(o.apiPid);
+      // the answers' mean size, from a sample of the paths (before the load, as its first readers would)
+      let sampled = 0;
+      for (let i = 0; i < 50; i++)
+        sampled += Buffer.byteLength(
+          (await httpGet(o.port, paths[Math.floor(Math.random() * paths.length)], o.headers)).text,
+        );
+      const meanBytes = Math.round(sampled / 50);
       r = await load(o.tool, `http://127.0.0.1:${o.port}`, o.headers, o.connections, o.seconds, paths);
       apiCpuMs = cpuMs(o.apiPid) - cpu0;
       const sched1 = schedMs(o.apiPid);
@@ -266,6 +281,16 @@ async function run(o: Sized): Promise<MissLoadResult> {
       producedPerSec = Math.round((produced - produced0) / elapsed);
       appliedPerSec = Math.round(((await o.applied()) - applied0) / elapsed);
       const after = (await httpGet(o.port, '/metrics')).text;
+      if (o.floorPort !== undefined) {
+        const f = await load(
+          o.tool,
+          `http://127.0.0.1:${o.floorPort}/floor/${meanBytes}`,
+          o.headers,
+          o.connections,
+          o.seconds,
+        );
+        floor = { bytes: meanBytes, reqPerSec: f.reqPerSec, p50Ms: f.p50Ms, p99Ms: f.p99Ms };
+      }
       hits = cachedReplies(after) - hits0;
       apiGc = {};
       for (const [kind, e] of gcOf(after)) {
@@ -303,6 +328,7 @@ async function run(o: Sized): Promise<MissLoadResult> {
       ...(Number.isFinite(elP99) ? { apiEventLoopDelayP99Ms: Number(elP99.toFixed(1)) } : {}),
       ...(apiServerMs ? { apiServerMs } : {}),
       ...(apiMainThread ? { apiMainThread } : {}),
+      ...(floor ? { floor } : {}),
       cachedShare: Number((hits / requests).toFixed(3)),
       targetRate: o.rate,
       producedPerSec,

@@ -145,6 +145,32 @@ function rssPeak(pid: number): () => number {
 }
 
 /** A GET whose body is kept as sent (not decoded), with its Content-Encoding. */
+/** The floor server (bench/floor-server.ts), in its own process, accepting `token`; ready when this resolves. */
+async function startFloor(
+  token: string,
+  children: ChildProcess[],
+): Promise<{ port: number; process: ChildProcess }> {
+  const port = await freePort();
+  const floor = spawn(
+    process.execPath,
+    [
+      '-r',
+      'ts-node/register/transpile-only',
+      '-r',
+      'tsconfig-paths/register',
+      join(__dirname, 'floor-server.ts'),
+      String(port),
+    ],
+    { cwd: ROOT, env: { ...process.env, FLOOR_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  children.push(floor);
+  await new Promise<void>((resolve, reject) => {
+    floor.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
+    floor.once('exit', (c) => reject(new Error(`the floor server exited with ${c}`)));
+  });
+  return { port, process: floor };
+}
+
 function httpGetRaw(
   port: number,
   path: string,
@@ -360,6 +386,7 @@ async function main(): Promise<void> {
         topic,
         port,
         headers,
+        floorPort: (await startFloor(token, children)).port,
         tool: loadTool(),
         apiPid: api.pid,
         applied: () => appliedOf(pg, group),
@@ -453,24 +480,7 @@ async function main(): Promise<void> {
     }
     // the floor: a bare authenticated Fastify route (bench/floor-server.ts) answering a body of the endpoint's
     // size, loaded by the same tool with the same connections, taking turns with the endpoint
-    const floorPort = await freePort();
-    const floor = spawn(
-      process.execPath,
-      [
-        '-r',
-        'ts-node/register/transpile-only',
-        '-r',
-        'tsconfig-paths/register',
-        join(__dirname, 'floor-server.ts'),
-        String(floorPort),
-      ],
-      { cwd: ROOT, env: { ...process.env, FLOOR_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    children.push(floor);
-    await new Promise<void>((resolve, reject) => {
-      floor.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
-      floor.once('exit', (c) => reject(new Error(`the floor server exited with ${c}`)));
-    });
+    const { port: floorPort, process: floor } = await startFloor(token, children);
     const tool = loadTool();
     result.readsTool = tool;
     console.log(`[bench] reads loaded with ${tool}; floor server on port ${floorPort}`);
@@ -593,7 +603,17 @@ async function main(): Promise<void> {
     // reads that miss (bench/miss.ts): random flags and projects while the projector ingests at the rate
     const applied = () => appliedOf(pg, group);
     const missRun = { quick, rate: FRESHNESS_RATE, connections: 50, seconds: READ_SECONDS, now: NOW };
-    result.miss = await missLoad({ kafka, topic, port, headers, tool, apiPid: api.pid, applied, ...missRun });
+    result.miss = await missLoad({
+      kafka,
+      topic,
+      port,
+      headers,
+      floorPort,
+      tool,
+      apiPid: api.pid,
+      applied,
+      ...missRun,
+    });
 
     // the uncached insights over 2 years × 200 projects, from the stored weeks and computed in full (bench/insights.ts)
     result.insights = await insightsStage({ events: quick ? 20_000 : 200_000, runs: quick ? 3 : 7 });
