@@ -2,6 +2,7 @@ export * from './metric-names';
 export * from './metrics-registry';
 export * from './projector-metrics';
 export * from './http-metrics';
+export * from './api-cache-metrics';
 export * from './partition-progress';
 export * from './rebuild-progress';
 export * from './metrics.controller';

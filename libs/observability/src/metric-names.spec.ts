@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { SourceMetrics } from '../../source/src/source-metrics';
+import { ApiCacheMetrics } from './api-cache-metrics';
 import { HttpMetrics } from './http-metrics';
 import { METRIC, METRIC_PREFIX } from './metric-names';
 import { MetricsRegistry } from './metrics-registry';
@@ -20,6 +21,7 @@ describe('metric names', () => {
     const registry = new MetricsRegistry('projector');
     const projector = new ProjectorMetrics(registry);
     new HttpMetrics(registry);
+    new ApiCacheMetrics(registry);
     new SourceMetrics(registry.registry);
     const progress = new PartitionProgress();
     progress.observeHigh(0, 10, 0);

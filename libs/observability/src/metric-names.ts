@@ -36,6 +36,13 @@ export const METRIC = {
   projectionSkips: 'flaglens_projection_skipped_events_total',
   rebuildApplied: 'flaglens_rebuild_applied_events',
   rebuildTarget: 'flaglens_rebuild_target_events',
+  /** The api's GET requests answered from its caches before the Nest pipeline, by route pattern. */
+  apiCachedReplies: 'flaglens_api_cached_replies_total',
+  /**
+   * Change notices the api received, by scope: `named` (dropping what they name), `everything` (a batch too
+   * large to name, or a rebuild's switch: every cache emptied), `reset` (the feed was lost or is back).
+   */
+  apiChangeNotices: 'flaglens_api_change_notices_total',
   /** The api's requests, by method, route pattern and status code. */
   httpDuration: 'flaglens_http_request_duration_seconds',
   /** Source connector: rows read from the source (Unleash's `events`), by source. */

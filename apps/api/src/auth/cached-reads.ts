@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Counter } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { AppConfig } from '@flaglens/config';
-import { MetricsRegistry } from '@flaglens/observability';
+import { ApiCacheMetrics } from '@flaglens/observability';
 import { hashTokenSecret, tokenFromHeader } from '@flaglens/projections';
 import { sendJson, type JsonBody } from '../common/json-body';
 import { AUTH_OFF_USER_ID } from './current-user.decorator';
@@ -45,14 +45,9 @@ export class CachedReads {
   constructor(
     private readonly config: AppConfig,
     private readonly callers: CallerCache,
-    metrics: MetricsRegistry,
+    metrics: ApiCacheMetrics,
   ) {
-    this.hits = new Counter({
-      name: 'flaglens_api_cached_replies_total',
-      help: 'GET requests answered from the caches before the Nest pipeline, by route pattern',
-      labelNames: ['route'],
-      registers: [metrics.registry],
-    });
+    this.hits = metrics.cachedReplies;
   }
 
   /** Registers the lookup of a route (its pattern as Fastify matched it, e.g. `/api/admin/events/:featureName`). */

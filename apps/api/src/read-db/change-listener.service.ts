@@ -1,7 +1,8 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { AppConfig } from '@flaglens/config';
+import { ApiCacheMetrics } from '@flaglens/observability';
 import { CHANGE_CHANNEL, decodeChanges, type Changes } from '@flaglens/projections';
 
 export type ChangeHandler = (changes: Changes | 'reset') => void;
@@ -32,7 +33,10 @@ export class ChangeListener implements OnModuleInit, OnModuleDestroy {
   private pending?: { nonce: string; sentAt: number };
   listening = false;
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    @Optional() private readonly metrics?: ApiCacheMetrics,
+  ) {}
 
   /** Caching is only safe when reads come from the database that sends the notices. */
   get enabled(): boolean {
@@ -55,6 +59,9 @@ export class ChangeListener implements OnModuleInit, OnModuleDestroy {
   }
 
   private emit(c: Changes | 'reset'): void {
+    this.metrics?.changeNotices.inc({
+      scope: c === 'reset' ? 'reset' : c.flags === '*' ? 'everything' : 'named',
+    });
     for (const h of this.handlers) h(c);
   }
 

@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig, Clock, clockFromConfig } from '@flaglens/config';
+import { ApiCacheMetrics, MetricsRegistry } from '@flaglens/observability';
 import { ChangeListener } from './change-listener.service';
 import { ProjectionReads } from './projection-reads.service';
 
@@ -17,10 +18,15 @@ export class ReadDbModule {
       providers: [
         { provide: AppConfig, useValue: config },
         { provide: Clock, useValue: clockFromConfig(config.FLAGLENS_CLOCK) },
+        {
+          provide: ApiCacheMetrics,
+          inject: [MetricsRegistry],
+          useFactory: (metrics: MetricsRegistry) => new ApiCacheMetrics(metrics),
+        },
         ChangeListener,
         ProjectionReads,
       ],
-      exports: [AppConfig, Clock, ChangeListener, ProjectionReads],
+      exports: [AppConfig, Clock, ApiCacheMetrics, ChangeListener, ProjectionReads],
     };
   }
 }
