@@ -31,14 +31,18 @@ export function apiAdapter(): FastifyAdapter {
 export async function createApiApp(config: AppConfig): Promise<NestFastifyApplication> {
   const adapter = apiAdapter();
   // before Nest registers its middleware (NestFactory.create): one synchronous hook sets the security headers
-  // (helmet's, computed once: common/security-headers.ts) and answers a cached answer to a cached caller without
-  // the Nest pipeline nor its per-request logging (auth/cached-reads.ts); anything else goes on
+  // (helmet's, computed once: common/security-headers.ts) and answers a cached caller without the Nest pipeline
+  // nor its per-request logging when the answer is cached, or loaded by the route's loader (auth/cached-reads.ts);
+  // anything else goes on
   const instance = adapter.getInstance();
   const security = securityHeaders();
   const hot: { reads?: CachedReads } = {}; // set once Nest has created it
   instance.addHook('onRequest', (req, reply, done) => {
     void reply.headers(security);
-    if (hot.reads?.answer(req, reply) !== true) done();
+    const answered = hot.reads?.answer(req, reply);
+    if (answered === true) return;
+    if (answered instanceof Promise) void answered.then((sent) => sent || done());
+    else done();
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bodyParser: false,

@@ -39,6 +39,11 @@ export const METRIC = {
   /** The api's GET requests answered from its caches before the Nest pipeline, by route pattern. */
   apiCachedReplies: 'flaglens_api_cached_replies_total',
   /**
+   * The api's GET requests of a known caller whose answer was not cached, loaded before the Nest pipeline, by
+   * route pattern (404s of unknown or hidden projects included).
+   */
+  apiLoadedReplies: 'flaglens_api_loaded_replies_total',
+  /**
    * Change notices the api received, by scope: `named` (dropping what they name), `everything` (a batch too
    * large to name, or a rebuild's switch: every cache emptied), `reset` (the feed was lost or is back).
    */

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { CachedReads } from '../auth/cached-reads';
 import { EventLogReadModel } from '@flaglens/projections';
 import { jsonBody, type JsonBody } from '../common/json-body';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Visibility, visibilityKey } from '../auth/visibility.service';
 import { Broadcast, FlagEventLists, flagEventsBody, FlagEventsCache } from './flag-event-lists';
 import { couldBeStoredName } from '../common/stored-names';
@@ -39,14 +39,30 @@ export class GetFlagEventsHandler
 
   onModuleInit(): void {
     // the hot path: a whole list already in the cache, for a caller whose visibility set is cached
-    this.cachedReads.add(FLAG_EVENTS_ROUTE, (req: FastifyRequest, userId) => {
-      const featureName = (req.params as { featureName?: unknown }).featureName;
-      if (typeof featureName !== 'string' || !couldBeStoredName(featureName)) return undefined;
-      const hidden = this.visibility.cachedHiddenProjects(userId);
-      if (!hidden) return undefined;
-      const body = this.cache.get(listKey(featureName, hidden));
-      return body && !(body instanceof Broadcast) ? { body } : undefined;
-    });
+    this.cachedReads.add(
+      FLAG_EVENTS_ROUTE,
+      (req: FastifyRequest, userId) => {
+        const featureName = (req.params as { featureName?: unknown }).featureName;
+        if (typeof featureName !== 'string' || !couldBeStoredName(featureName)) return undefined;
+        const hidden = this.visibility.cachedHiddenProjects(userId);
+        if (!hidden) return undefined;
+        const body = this.cache.get(listKey(featureName, hidden));
+        return body && !(body instanceof Broadcast) ? { body } : undefined;
+      },
+      async (req: FastifyRequest, userId) => {
+        const featureName = (req.params as { featureName?: unknown }).featureName;
+        if (typeof featureName !== 'string' || !couldBeStoredName(featureName)) return undefined;
+        const hidden = this.visibility.cachedHiddenProjects(userId);
+        if (!hidden) return undefined;
+        const body = await this.lists.open(
+          listKey(featureName, hidden),
+          featureName,
+          hidden,
+          hidden.length === 0,
+        );
+        return body instanceof Readable ? { stream: body } : { body };
+      },
+    );
   }
 
   async execute({ featureName, userId }: GetFlagEventsQuery): Promise<JsonBody | Readable> {

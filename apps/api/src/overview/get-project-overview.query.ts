@@ -44,26 +44,49 @@ export class GetProjectOverviewHandler
   onModuleInit(): void {
     // the hot path: the caller's access and the project's bodies both cached (a hidden or unknown project,
     // and anything not cached, take the full path)
-    this.cachedReads.add(OVERVIEW_ROUTE, (req: FastifyRequest, userId) => {
-      const projectId = (req.params as { projectId?: unknown }).projectId;
-      if (typeof projectId !== 'string' || !couldBeStoredName(projectId)) return undefined;
-      const access = this.cache.access.get(accessKey(projectId, userId));
-      if (!access?.visible) return undefined;
-      const archived = archivedFlagsOf((req.query as Record<string, unknown> | undefined)?.archived);
-      const bodies = this.cache.bodies.get(bodiesKey(projectId, archived), this.clock.now().getTime());
-      if (!bodies) return undefined;
-      return { body: access.favorite ? bodies.favorite : bodies.notFavorite };
-    });
+    this.cachedReads.add(
+      OVERVIEW_ROUTE,
+      (req: FastifyRequest, userId) => {
+        const projectId = (req.params as { projectId?: unknown }).projectId;
+        if (typeof projectId !== 'string' || !couldBeStoredName(projectId)) return undefined;
+        const access = this.cache.access.get(accessKey(projectId, userId));
+        if (!access?.visible) return undefined;
+        const archived = archivedFlagsOf((req.query as Record<string, unknown> | undefined)?.archived);
+        const bodies = this.cache.bodies.get(bodiesKey(projectId, archived), this.clock.now().getTime());
+        if (!bodies) return undefined;
+        return { body: access.favorite ? bodies.favorite : bodies.notFavorite };
+      },
+      async (req: FastifyRequest, userId) => {
+        // a miss for a cached caller: the same read, and the same 404 for a hidden or unknown project
+        const projectId = (req.params as { projectId?: unknown }).projectId;
+        if (typeof projectId !== 'string') return undefined;
+        const archived = archivedFlagsOf((req.query as Record<string, unknown> | undefined)?.archived);
+        const body = await this.body(projectId, userId, archived);
+        return body ? { body } : { error: notFound('No project found') };
+      },
+    );
   }
 
   async execute({ projectId, userId, archivedFlags }: GetProjectOverviewQuery): Promise<JsonBody> {
+    const body = await this.body(projectId, userId, archivedFlags);
+    // semantics §3.1: the reference's ProjectStore.get throws NotFoundError('No project found')
+    if (!body) throw notFound('No project found');
+    return body;
+  }
+
+  /** The overview's body for the caller; null when the project is unknown or hidden from them. */
+  private async body(
+    projectId: string,
+    userId: number | null,
+    archivedFlags: boolean,
+  ): Promise<JsonBody | null> {
     // an id no stored project can have (longer than the contract allows, U+0000 or a lone surrogate):
     // unknown at once, without asking the database or filling a cache
-    if (!couldBeStoredName(projectId)) throw notFound('No project found');
+    if (!couldBeStoredName(projectId)) return null;
     // a private project is visible to its members and admins only; to anyone else it does not exist, and
     // costs them what an unknown project costs: the same access statement (cached alike), no snapshot read
     const access = await this.accessOf(projectId, userId);
-    if (!access.visible) throw notFound('No project found');
+    if (!access.visible) return null;
     // a snapshot is shared by the requests that arrive while it is being read (a burst of misses costs one
     // statement), and kept for the instants it is exact for
     const now = this.clock.now();
@@ -75,8 +98,7 @@ export class GetProjectOverviewHandler
       },
       now.getTime(),
     );
-    // semantics §3.1: the reference's ProjectStore.get throws NotFoundError('No project found')
-    if (!bodies) throw notFound('No project found');
+    if (!bodies) return null;
     return access.favorite ? bodies.favorite : bodies.notFavorite;
   }
 
