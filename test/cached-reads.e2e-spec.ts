@@ -8,23 +8,18 @@ import { waitFor } from '@flaglens/testing/support/wait-for';
 
 const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
 
-/** The value of `flaglens_api_cached_replies_total` for a route (0 when absent). */
-const hits = (metrics: string, route: string): number =>
-  Number(
-    new RegExp(
-      `^flaglens_api_cached_replies_total\\{[^}]*route="${route.replace(/[/:]/g, '\\$&')}"[^}]*\\} (\\d+)`,
-      'm',
-    ).exec(metrics)?.[1] ?? 0,
-  );
-
-/** The value of `flaglens_api_loaded_replies_total` for a route (0 when absent). */
-const loaded = (metrics: string, route: string): number =>
-  Number(
-    new RegExp(
-      `^flaglens_api_loaded_replies_total\\{[^}]*route="${route.replace(/[/:]/g, '\\$&')}"[^}]*\\} (\\d+)`,
-      'm',
-    ).exec(metrics)?.[1] ?? 0,
-  );
+/** A counter of the api labelled by route: its value for a route (0 when absent). */
+const routeCounter =
+  (name: string) =>
+  (metrics: string, route: string): number =>
+    Number(
+      new RegExp(`^${name}\\{[^}]*route="${route.replace(/[/:]/g, '\\$&')}"[^}]*\\} (\\d+)`, 'm').exec(
+        metrics,
+      )?.[1] ?? 0,
+    );
+/** Answers from the caches, and misses loaded before the Nest pipeline, by route. */
+const hits = routeCounter('flaglens_api_cached_replies_total');
+const loaded = routeCounter('flaglens_api_loaded_replies_total');
 
 /** Routes whose misses, for a known caller, are loaded before the Nest pipeline too. */
 const LOADED_ROUTES = new Set(['/api/admin/events/:featureName', '/api/admin/projects/:projectId/overview']);
