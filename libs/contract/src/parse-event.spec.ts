@@ -4,7 +4,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_MAX_EVENT_BYTES } from './event-limits';
 import { EVENT_TYPES } from './event-types';
-import { DEAD_LETTER_CODES, DeadLetterCode, ParseResult, parseEvent } from './parse-event';
+import {
+  bracketsAtMost,
+  DEAD_LETTER_CODES,
+  DeadLetterCode,
+  jsonDepthBeyond,
+  ParseResult,
+  parseEvent,
+} from './parse-event';
 
 const SAMPLE_LINES = readFileSync(
   join(__dirname, '..', 'test-fixtures', 'reference-sample-events.ndjson'),
@@ -292,6 +299,21 @@ describe('parseEvent', () => {
       expectFailure(
         parseEvent(json({ preData: { a: JSON.parse('['.repeat(70) + ']'.repeat(70)) as unknown } })),
         'too-deep',
+      );
+    });
+
+    it('skips the depth walk only when there are too few brackets to nest past the limit', () => {
+      // many brackets, shallow: counted past the limit, then walked and accepted
+      expectOk(parseEvent(json({ data: { list: Array.from({ length: 200 }, (_, i) => ({ i, t: [i] })) } })));
+      expect(bracketsAtMost('{"a":[1,{"b":[]}]}', 4)).toBe(true);
+      expect(bracketsAtMost('{"a":[1,{"b":[]}]}', 3)).toBe(false);
+      expect(bracketsAtMost('{"s":"[[{{"}', 2)).toBe(false); // in strings too: it only over-counts
+      // never lets a text through that the walk would refuse
+      fc.assert(
+        fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 10 }), (v, limit) => {
+          const text = JSON.stringify(v);
+          if (bracketsAtMost(text, limit)) expect(jsonDepthBeyond(text, limit)).toBe(0);
+        }),
       );
     });
 
