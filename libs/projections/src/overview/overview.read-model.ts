@@ -4,18 +4,8 @@ import { averageTimeToProduction } from '../time-to-production/time-to-productio
 import { firstProductionEnable } from '../time-to-production/first-production-enable.read-model';
 import { projectMembersSql } from '../identity/identity.read-model';
 
-/** Memberships and favourites, as the identity read model will provide them. */
-export interface ProjectAccessSummary {
-  /** distinct users with a project role (semantics §3.5) */
-  members: number;
-  /** distinct users whose project role was granted at or after `addedSince` (§3.3) */
-  membersAddedSince: number;
-  /** the caller has favourited the project (false for a caller without a user id) */
-  favorite: boolean;
-}
-
+/** A caller's favourite projects (the overview's members are counted in its own statement). */
 export interface ProjectAccessReader {
-  summary(projectId: string, userId: number | null, addedSince: Date): Promise<ProjectAccessSummary>;
   /** The caller has favourited the project. */
   favorite(projectId: string, userId: number): Promise<boolean>;
 }
