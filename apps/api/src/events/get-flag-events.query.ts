@@ -38,28 +38,19 @@ export class GetFlagEventsHandler
   ) {}
 
   onModuleInit(): void {
-    // the hot path: a whole list already in the cache, for a caller whose visibility set is cached
+    // the hot path, for a caller whose visibility set is cached: a whole list already in the cache, else the
+    // list loaded as `execute` does
     this.cachedReads.add(
       FLAG_EVENTS_ROUTE,
       (req: FastifyRequest, userId) => {
-        const featureName = (req.params as { featureName?: unknown }).featureName;
-        if (typeof featureName !== 'string' || !couldBeStoredName(featureName)) return undefined;
-        const hidden = this.visibility.cachedHiddenProjects(userId);
-        if (!hidden) return undefined;
-        const body = this.cache.get(listKey(featureName, hidden));
+        const asked = this.cachedAsk(req, userId);
+        const body = asked && this.cache.get(listKey(asked.featureName, asked.hidden));
         return body && !(body instanceof Broadcast) ? { body } : undefined;
       },
       async (req: FastifyRequest, userId) => {
-        const featureName = (req.params as { featureName?: unknown }).featureName;
-        if (typeof featureName !== 'string' || !couldBeStoredName(featureName)) return undefined;
-        const hidden = this.visibility.cachedHiddenProjects(userId);
-        if (!hidden) return undefined;
-        const body = await this.lists.open(
-          listKey(featureName, hidden),
-          featureName,
-          hidden,
-          hidden.length === 0,
-        );
+        const asked = this.cachedAsk(req, userId);
+        if (!asked) return undefined;
+        const body = await this.list(asked.featureName, asked.hidden);
         return body instanceof Readable ? { stream: body } : { body };
       },
     );
@@ -68,11 +59,27 @@ export class GetFlagEventsHandler
   async execute({ featureName, userId }: GetFlagEventsQuery): Promise<JsonBody | Readable> {
     // a name no stored flag can have: the reference's answer for an unknown flag, at once
     if (!couldBeStoredName(featureName)) return flagEventsBody(featureName, '', 0);
-    const hidden = await this.visibility.hiddenProjects(userId);
-    // the cache holds the full lists, for callers who may see every project (admins, or no private project);
-    // concurrent requests of one list with one visibility set share one read
-    const everything = hidden.length === 0;
-    return this.lists.open(listKey(featureName, hidden), featureName, hidden, everything);
+    return this.list(featureName, await this.visibility.hiddenProjects(userId));
+  }
+
+  /** The flag a request asks for and the projects hidden from its caller, when both are at hand (no database). */
+  private cachedAsk(
+    req: FastifyRequest,
+    userId: number,
+  ): { featureName: string; hidden: string[] } | undefined {
+    const featureName = (req.params as { featureName?: unknown }).featureName;
+    if (typeof featureName !== 'string' || !couldBeStoredName(featureName)) return undefined;
+    const hidden = this.visibility.cachedHiddenProjects(userId);
+    return hidden && { featureName, hidden };
+  }
+
+  /**
+   * The flag's list without the `hidden` projects' events. The cache holds the full lists, for callers who may
+   * see every project (admins, or no private project); concurrent requests of one list with one visibility set
+   * share one read.
+   */
+  private list(featureName: string, hidden: string[]): Promise<JsonBody | Readable> {
+    return this.lists.open(listKey(featureName, hidden), featureName, hidden, hidden.length === 0);
   }
 }
 

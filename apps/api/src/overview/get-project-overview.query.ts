@@ -29,6 +29,12 @@ export function archivedFlagsOf(archived: unknown): boolean {
   return typeof archived === 'string' ? archived !== '' : archived !== undefined;
 }
 
+/** The project a request asks for (as sent) and whether `?archived=` is set. */
+const askedOf = (req: FastifyRequest): { projectId: unknown; archived: boolean } => ({
+  projectId: (req.params as { projectId?: unknown }).projectId,
+  archived: archivedFlagsOf((req.query as Record<string, unknown> | undefined)?.archived),
+});
+
 @QueryHandler(GetProjectOverviewQuery)
 export class GetProjectOverviewHandler
   implements IQueryHandler<GetProjectOverviewQuery, JsonBody>, OnModuleInit
@@ -47,20 +53,18 @@ export class GetProjectOverviewHandler
     this.cachedReads.add(
       OVERVIEW_ROUTE,
       (req: FastifyRequest, userId) => {
-        const projectId = (req.params as { projectId?: unknown }).projectId;
+        const { projectId, archived } = askedOf(req);
         if (typeof projectId !== 'string' || !couldBeStoredName(projectId)) return undefined;
         const access = this.cache.access.get(accessKey(projectId, userId));
         if (!access?.visible) return undefined;
-        const archived = archivedFlagsOf((req.query as Record<string, unknown> | undefined)?.archived);
         const bodies = this.cache.bodies.get(bodiesKey(projectId, archived), this.clock.now().getTime());
         if (!bodies) return undefined;
         return { body: access.favorite ? bodies.favorite : bodies.notFavorite };
       },
       async (req: FastifyRequest, userId) => {
         // a miss for a cached caller: the same read, and the same 404 for a hidden or unknown project
-        const projectId = (req.params as { projectId?: unknown }).projectId;
+        const { projectId, archived } = askedOf(req);
         if (typeof projectId !== 'string') return undefined;
-        const archived = archivedFlagsOf((req.query as Record<string, unknown> | undefined)?.archived);
         const body = await this.body(projectId, userId, archived);
         return body ? { body } : { error: notFound('No project found') };
       },
