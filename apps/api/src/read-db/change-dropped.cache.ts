@@ -158,11 +158,15 @@ export class ChangeDroppedCache<V> {
     if (this.usable && !this.changedSince(key, token)) this.set(key, loaded, this.reads.schema);
   }
 
+  /** The tags of an entry (`options.tagsOf`, else its key). */
+  private tagsOf(key: string): readonly string[] {
+    return this.options.tagsOf?.(key) ?? [key];
+  }
+
   /** Whether a notice after `notice` dropped everything or one of the tags of `key`. */
   private changedSince(key: string, notice: number): boolean {
     if (this.allDroppedAt > notice) return true;
-    for (const t of this.options.tagsOf?.(key) ?? [key])
-      if ((this.droppedAt.get(t) ?? 0) > notice) return true;
+    for (const t of this.tagsOf(key)) if ((this.droppedAt.get(t) ?? 0) > notice) return true;
     return false;
   }
 
@@ -173,7 +177,7 @@ export class ChangeDroppedCache<V> {
       validUntil: loaded.validUntil ?? null,
       schema,
     });
-    for (const t of this.options.tagsOf?.(key) ?? [key]) {
+    for (const t of this.tagsOf(key)) {
       const keys = this.byTag.get(t) ?? new Set<string>();
       keys.add(key);
       this.byTag.set(t, keys);
@@ -181,7 +185,7 @@ export class ChangeDroppedCache<V> {
   }
 
   private untag(key: string): void {
-    for (const t of this.options.tagsOf?.(key) ?? [key]) {
+    for (const t of this.tagsOf(key)) {
       const keys = this.byTag.get(t);
       if (!keys) continue;
       keys.delete(key);
