@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Client } from 'pg';
-import { procCpuSeconds } from './proc';
+import { procCpuSeconds, schedMs } from './proc';
 
 /** A process's CPU seconds (0 when it is gone). */
 const procCpu = (pid: number | string, children = false): number => procCpuSeconds(pid, children) || 0;
@@ -27,13 +27,7 @@ function allPostgresCpu(): number {
 }
 
 /** Run time of a process from /proc/<pid>/schedstat (nanoseconds, exact), in seconds. */
-function schedCpu(pid: number): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, 'latin1').split(' ', 1)[0]) / 1e9;
-  } catch {
-    return 0;
-  }
-}
+const schedCpu = (pid: number): number => (schedMs(pid)?.runMs ?? 0) / 1000;
 
 export interface CpuSample {
   applied: number;

@@ -10,6 +10,7 @@
  * the ingest rate achieved and the projector's lag during the load.
  */
 import { procCpuSeconds, schedMs } from './proc';
+import { bucketQuantile, histogramBuckets } from './histogram-text';
 import type { Kafka } from 'kafkajs';
 import { topicWatermarks } from '@flaglens/kafka';
 import { eventKey, type FlagEvent } from '@flaglens/contract';
@@ -140,28 +141,17 @@ const gcOf = (text: string): Map<string, { seconds: number; count: number }> => 
   }
   return m;
 };
-/** The api's duration histogram of a route (its pattern): upper bound (s) -> cumulative count, statuses summed. */
-const durations = (text: string, route: string): Map<number, number> => {
-  const m = new Map<number, number>();
-  for (const [, labels, v] of text.matchAll(
-    /^flaglens_http_request_duration_seconds_bucket\{([^}]*)\} ([0-9.e+-]+)$/gm,
-  )) {
-    if (!labels.includes(`route="${route}"`)) continue;
-    const le = /le="([^"]+)"/.exec(labels)![1];
-    const bound = le === '+Inf' ? Infinity : Number(le);
-    m.set(bound, (m.get(bound) ?? 0) + Number(v));
-  }
-  return m;
-};
+/** The api's duration histogram of a route (its pattern), statuses summed. */
+const durations = (text: string, route: string): Map<number, number> =>
+  histogramBuckets(text, 'flaglens_http_request_duration_seconds', (labels) =>
+    labels.includes(`route="${route}"`),
+  );
 /** Requests, p50 and p99 (the upper bounds of their buckets, ms) of a route's increase between two texts. */
 const serverTimes = (before: string, after: string, route: string) => {
   const b = durations(before, route);
   const a = durations(after, route);
-  const bounds = [...a.keys()].sort((x, y) => x - y);
-  const requests = (a.get(Infinity) ?? 0) - (b.get(Infinity) ?? 0);
-  const q = (p: number) =>
-    (bounds.find((x) => (a.get(x) ?? 0) - (b.get(x) ?? 0) >= p * requests) ?? NaN) * 1000;
-  return { requests, p50: q(0.5), p99: q(0.99) };
+  const q = (p: number) => (bucketQuantile(b, a, p) ?? NaN) * 1000;
+  return { requests: (a.get(Infinity) ?? 0) - (b.get(Infinity) ?? 0), p50: q(0.5), p99: q(0.99) };
 };
 /** A gauge of the metrics text (first sample), NaN when absent. */
 const gauge = (text: string, name: string): number =>

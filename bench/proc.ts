@@ -28,7 +28,8 @@ export function procCpuSeconds(pid: number | string, children = false): number {
 }
 
 /**
- * The main thread's time on a CPU and time runnable but waiting for one (run queue), in ms, from
+ * The time on a CPU and the time runnable but waiting for one (run queue) of a process's main thread (the
+ * whole process when it has one thread, as a Postgres backend), in ms, from
  * /proc/<pid>/schedstat; undefined when it cannot be read.
  */
 export function schedMs(pid: number | undefined): { runMs: number; waitMs: number } | undefined {

@@ -46,6 +46,7 @@ import { BR_OPTIONS, GZIP_OPTIONS, MIN_COMPRESSED_BYTES } from '../apps/api/src/
 import { cliArgs } from '@flaglens/testing/support/cli-args';
 import { startBuiltApp } from '@flaglens/testing/support/processes';
 import { procCpuSeconds } from './proc';
+import { bucketQuantile, histogramBuckets } from './histogram-text';
 import { insightsStage, type InsightsFigures } from './insights';
 import { benchPeer, peerMarkdown, type PeerResult } from './peer';
 import { CHANGE_TYPES, flagChangeEvent, projectCreatedEvent } from './bench-events';
@@ -861,17 +862,13 @@ interface BatchDurations {
 function batchDurations(text: string): BatchDurations {
   const d: BatchDurations = { count: 0, sum: 0, events: 0, buckets: new Map() };
   for (const m of text.matchAll(
-    /^flaglens_projector_batch_duration_seconds_(bucket|sum|count)(?:\{([^}]*)\})? ([0-9.e+-]+)$/gm,
+    /^flaglens_projector_batch_duration_seconds_(sum|count)(?:\{([^}]*)\})? ([0-9.e+-]+)$/gm,
   )) {
     const v = Number(m[3]);
     if (m[1] === 'sum') d.sum += v;
-    else if (m[1] === 'count') d.count += v;
-    else {
-      const le = /\ble="([^"]+)"/.exec(m[2] ?? '')?.[1];
-      const bound = le === '+Inf' ? Infinity : Number(le);
-      d.buckets.set(bound, (d.buckets.get(bound) ?? 0) + v);
-    }
+    else d.count += v;
   }
+  d.buckets = histogramBuckets(text, 'flaglens_projector_batch_duration_seconds');
   for (const m of text.matchAll(/^flaglens_projector_batch_size_events_sum(?:\{[^}]*\})? ([0-9.e+-]+)$/gm))
     d.events += Number(m[1]);
   return d;
@@ -884,12 +881,7 @@ function batchesDuring(
 ): { batches: number; meanEvents: number; meanMs: number; p99AtMostMs: number } {
   const count = b.count - a.count;
   if (count <= 0) return { batches: 0, meanEvents: 0, meanMs: 0, p99AtMostMs: 0 };
-  let p99 = Infinity;
-  for (const bound of [...b.buckets.keys()].sort((x, y) => x - y))
-    if ((b.buckets.get(bound) ?? 0) - (a.buckets.get(bound) ?? 0) >= 0.99 * count) {
-      p99 = bound;
-      break;
-    }
+  const p99 = bucketQuantile(a.buckets, b.buckets, 0.99) ?? Infinity;
   return {
     batches: count,
     meanEvents: Math.round((b.events - a.events) / count),
