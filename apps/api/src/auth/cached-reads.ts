@@ -5,7 +5,8 @@ import { AppConfig } from '@flaglens/config';
 import { ApiCacheMetrics } from '@flaglens/observability';
 import { hashTokenSecret, tokenFromHeader } from '@flaglens/projections';
 import type { Readable } from 'node:stream';
-import { sendJson, sendJsonStream, sendJsonText, type JsonBody } from '../common/json-body';
+import { sendApiError } from '../common/all-errors.filter';
+import { sendJson, sendJsonStream, type JsonBody } from '../common/json-body';
 import type { ApiError } from '../common/unleash-errors';
 import { AUTH_OFF_USER_ID } from './current-user.decorator';
 import { CallerCache } from './caller.cache';
@@ -143,8 +144,7 @@ export class CachedReads {
     if (++this.loads % HIT_LOG_SAMPLE === 0)
       this.log.debug(`${HIT_LOG_SAMPLE} loaded replies; this one: GET ${req.routeOptions.url}`);
     if ('error' in answer) {
-      // as AllErrorsFilter sends an ApiError
-      sendJsonText(reply, JSON.stringify(answer.error.toBody()), answer.error.status);
+      sendApiError(reply, answer.error);
       return true;
     }
     if ('stream' in answer) {

@@ -12,6 +12,12 @@ import {
 } from './unleash-errors';
 import { classifyFailure } from '@flaglens/persistence';
 
+/** An error answered in the reference's envelope (and `Retry-After` on a 503), wherever it was raised. */
+export function sendApiError(reply: FastifyReply, error: ApiError): void {
+  if (error.status === 503) void reply.header('retry-after', '1');
+  sendJsonText(reply, JSON.stringify(error.toBody()), error.status);
+}
+
 /** Translates every error once, at the HTTP edge, into the reference's envelope. Never a stack trace. */
 @Catch()
 export class AllErrorsFilter implements ExceptionFilter {
@@ -26,8 +32,7 @@ export class AllErrorsFilter implements ExceptionFilter {
     if (error.status >= 500)
       this.log.error(`${req.method} ${path}: ${(exception as Error)?.stack ?? exception}`);
     if (reply.sent) return;
-    if (error.status === 503) reply.header('retry-after', '1');
-    sendJsonText(reply, JSON.stringify(error.toBody()), error.status);
+    sendApiError(reply, error);
   }
 
   private toApiError(e: unknown, path: string): ApiError {
