@@ -91,6 +91,8 @@ export interface MissLoadResult {
    * loaded right after, with the same connections and duration, while the producer goes on
    */
   floor?: { bytes: number; reqPerSec: number; p50Ms: number; p99Ms: number };
+  /** the change notices the api received during the load, by scope (named, everything, reset) */
+  changeNotices?: Record<string, number>;
   /** the projector's lag (events produced, not yet committed), sampled every 250 ms during the load */
   lagP50: number;
   lagMax: number;
@@ -153,6 +155,13 @@ const serverTimes = (before: string, after: string, route: string) => {
   const q = (p: number) => (bucketQuantile(b, a, p) ?? NaN) * 1000;
   return { requests: (a.get(Infinity) ?? 0) - (b.get(Infinity) ?? 0), p50: q(0.5), p99: q(0.99) };
 };
+/** The api's change notices so far, by scope. */
+const noticesOf = (text: string): Map<string, number> =>
+  new Map(
+    [
+      ...text.matchAll(/^flaglens_api_change_notices_total\{[^}]*\bscope="([a-z]+)"[^}]*\} ([0-9.e+-]+)$/gm),
+    ].map(([, scope, v]) => [scope, Number(v)]),
+  );
 /** A gauge of the metrics text (first sample), NaN when absent. */
 const gauge = (text: string, name: string): number =>
   Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
@@ -171,7 +180,7 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
   };
   const result = await run(o);
   console.log(
-    `[bench] miss load c=${o.connections} (${result.tool}, ${o.flags} flags + ${o.projects} projects at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}`,
+    `[bench] miss load c=${o.connections} (${result.tool}, ${o.flags} flags + ${o.projects} projects at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}`,
   );
   return result;
 }
@@ -234,6 +243,7 @@ async function run(o: Sized): Promise<MissLoadResult> {
     let elMax = NaN;
     let elP99 = NaN;
     let apiServerMs: MissLoadResult['apiServerMs'];
+    let changeNotices: MissLoadResult['changeNotices'];
     let apiMainThread: MissLoadResult['apiMainThread'];
     let floor: MissLoadResult['floor'];
     try {
@@ -282,6 +292,10 @@ async function run(o: Sized): Promise<MissLoadResult> {
         floor = { bytes: meanBytes, reqPerSec: f.reqPerSec, p50Ms: f.p50Ms, p99Ms: f.p99Ms };
       }
       hits = cachedReplies(after) - hits0;
+      const notices0 = noticesOf(before);
+      changeNotices = Object.fromEntries(
+        [...noticesOf(after)].map(([scope, n]) => [scope, n - (notices0.get(scope) ?? 0)]),
+      );
       apiGc = {};
       for (const [kind, e] of gcOf(after)) {
         const b = gc0.get(kind) ?? { seconds: 0, count: 0 };
@@ -317,6 +331,7 @@ async function run(o: Sized): Promise<MissLoadResult> {
       ...(Number.isFinite(elMax) ? { apiEventLoopDelayMaxMs: Number(elMax.toFixed(1)) } : {}),
       ...(Number.isFinite(elP99) ? { apiEventLoopDelayP99Ms: Number(elP99.toFixed(1)) } : {}),
       ...(apiServerMs ? { apiServerMs } : {}),
+      ...(changeNotices ? { changeNotices } : {}),
       ...(apiMainThread ? { apiMainThread } : {}),
       ...(floor ? { floor } : {}),
       cachedShare: Number((hits / requests).toFixed(3)),
