@@ -202,4 +202,54 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     await get();
     expect(computed).toHaveBeenCalledTimes(2);
   });
+
+  it("keeps a caller's access across the project's own changes, and drops it when identity changes", async () => {
+    const T = Date.parse('2026-06-01T12:00:00.000Z');
+    await apply(ds, [
+      ev(910001, T - DAY, 'project-created', { project: 'acc', data: { id: 'acc', name: 'Acc' } }),
+      ev(910002, T - DAY, 'feature-created', {
+        project: 'acc',
+        featureName: 'acc-f1',
+        data: { name: 'acc-f1', type: 'release', project: 'acc' },
+      }),
+    ]);
+    const handlers: ChangeHandler[] = [];
+    const listener = {
+      enabled: true,
+      listening: true,
+      subscribe: (h: ChangeHandler) => handlers.push(h),
+    } as unknown as ChangeListener;
+    const reads = { schema: 'flaglens_v1' } as unknown as ProjectionReads;
+    const cache = new OverviewCache({ API_CACHE_MB: 8 } as AppConfig, listener, reads);
+    const clock = new MovableClock(T);
+    const handler = new GetProjectOverviewHandler(model, identity, clock, cache, {} as CachedReads);
+    const access = jest.spyOn(identity, 'accessToProject');
+    const computed = jest.spyOn(model, 'snapshot');
+    const get = async () => (await handler.execute(new GetProjectOverviewQuery('acc', 1))).bytes.toString();
+    const notify = (c: Changes) => handlers.forEach((h) => h(c));
+
+    expect(await get()).toBe(await fresh('acc', clock.t, 1));
+    expect(access).toHaveBeenCalledTimes(1);
+
+    // a flag of the project changes (no identity event): the body is read again, the access is not
+    await apply(ds, [ev(910003, T, 'feature-updated', { project: 'acc', featureName: 'acc-f1' })]);
+    access.mockClear();
+    computed.mockClear();
+    notify({ flags: ['acc-f1'], projects: ['acc'], identity: false });
+    expect(await get()).toBe(await fresh('acc', clock.t, 1));
+    expect(computed).toHaveBeenCalledTimes(1);
+    expect(access).not.toHaveBeenCalled();
+
+    // the caller favourites the project (an identity event of that batch): the access is read again
+    await apply(ds, [
+      ev(910004, T, 'project-favorited', { project: 'acc', createdByUserId: 1, data: { project: 'acc' } }),
+    ]);
+    notify({ flags: [], projects: ['acc'], identity: true });
+    const favorited = await get();
+    expect(access).toHaveBeenCalledTimes(1);
+    expect(JSON.parse(favorited).favorite).toBe(true);
+    expect(favorited).toBe(await fresh('acc', clock.t, 1));
+    access.mockRestore();
+    computed.mockRestore();
+  });
 });

@@ -37,8 +37,9 @@ const projectOf = (key: string): string => key.slice(key.indexOf(':') + 1);
  * The overview's caches (one ChangeDroppedCache each):
  * - the bodies of a project (and `?archived=`), dropped when a batch may change the project, and served only
  *   for the instants they are exact for (the read model computes the next window edge with the values);
- * - a caller's access to a project (visibility, favourite), dropped when identity or the project changes,
- *   and at most CREDENTIAL_MAX_AGE_MS old.
+ * - a caller's access to a project (visibility, favourite), dropped when identity changes (a batch with an event
+ *   identity handles: memberships, favourites, a project's creation, mode or deletion), and at most
+ *   CREDENTIAL_MAX_AGE_MS old.
  */
 @Injectable()
 export class OverviewCache {
@@ -57,7 +58,10 @@ export class OverviewCache {
       maxBytes: 16 * 1024 * 1024,
       sizeOf: () => 16,
       tagsOf: (key) => [projectOf(key)],
-      dropped: (c) => (c.identity || c.projects === '*' ? 'all' : c.projects),
+      // access reads identity's tables only (users, roles, groups, memberships, favourites and the project
+      // states identity keeps: present, archived, mode), which only identity's events write: a change of the
+      // project's flags or settings leaves it as it is
+      dropped: (c) => (c.identity ? 'all' : 'none'),
       maxAgeMs: CREDENTIAL_MAX_AGE_MS,
     });
   }
