@@ -23,6 +23,7 @@ import { freshDatabase, withClient } from './bench-db';
 import { applyTagEventAt, FAR_PAST_NOW, loadFarPastHistory } from './insights';
 import { freePort } from '@flaglens/testing/support/http';
 import { cliArgs } from '@flaglens/testing/support/cli-args';
+import { appNodeOptions } from '@flaglens/testing/support/processes';
 
 const ROOT = join(__dirname, '..');
 const NOW = FAR_PAST_NOW;
@@ -154,9 +155,7 @@ const lagMax = async (port: number) => {
 };
 
 /** The api's heap options, as `npm start` and the image run it (package.json `config.apiNodeOptions`). */
-const API_NODE_OPTIONS: string = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { config: { apiNodeOptions: string } }
-).config.apiNodeOptions;
+const API_NODE_OPTIONS = appNodeOptions('api').join(' ');
 
 /** 4 readers of one list at once: per reader time to first byte and total; the api's memory and loop delay. */
 async function readAtOnce(api: ChildProcess, port: number, flag: string, readers: number) {

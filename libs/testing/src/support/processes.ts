@@ -47,12 +47,16 @@ export async function stopApp(
   clearTimeout(timer);
 }
 
-/** The node flags the product starts the projector with (package.json `config.projectorNodeOptions`). */
-export function projectorNodeOptions(): string[] {
+/**
+ * The node flags the product starts an app with (package.json `config.apiNodeOptions` /
+ * `config.projectorNodeOptions`, as `npm start` and the image use them).
+ */
+export function appNodeOptions(app: 'api' | 'projector'): string[] {
+  const key = `${app}NodeOptions`;
   const flags =
-    process.env.npm_package_config_projectorNodeOptions ??
+    process.env[`npm_package_config_${key}`] ??
     (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { config: Record<string, string> })
-      .config.projectorNodeOptions;
+      .config[key];
   return flags.split(' ').filter(Boolean);
 }
 
@@ -75,8 +79,8 @@ function profilerFlags(): string[] {
 }
 
 /**
- * Starts one of the apps as the product runs it: compiled (`npm run build` first), with the projector's node
- * flags. For the bench and the chaos run, which measure the real processes.
+ * Starts one of the apps as the product runs it: compiled (`npm run build` first), with its node flags
+ * (`appNodeOptions`). For the bench and the chaos run, which measure the real processes.
  */
 export function startBuiltApp(
   app: 'api' | 'projector',
@@ -86,7 +90,7 @@ export function startBuiltApp(
   return spawn(
     process.execPath,
     [
-      ...(app === 'projector' ? projectorNodeOptions() : []),
+      ...appNodeOptions(app),
       ...profilerFlags(),
       '-r',
       join(ROOT, 'scripts', 'dist-paths.js'),
