@@ -10,6 +10,7 @@
  * the ingest rate achieved and the projector's lag during the load.
  */
 import { procCpuSeconds, schedMs } from './proc';
+import { cpuByGroup, cpuSnapshot, type CpuGroup } from './machine-cpu';
 import { bucketQuantile, histogramBuckets } from './histogram-text';
 import type { Kafka } from 'kafkajs';
 import { topicWatermarks } from '@flaglens/kafka';
@@ -31,6 +32,9 @@ export interface MissLoadOptions {
   tool: LoadTool;
   /** the api's process id: its CPU time during the load is reported per request */
   apiPid?: number;
+  /** the projector's process id, and the Postgres backends by application_name: the machine's CPU by group */
+  projectorPid?: number;
+  backends?: () => Promise<Map<number, string>>;
   /** events the projector has committed (the sum of its offsets) */
   applied: () => Promise<number>;
   /** the clock the apps run at (FLAGLENS_CLOCK) */
@@ -91,6 +95,11 @@ export interface MissLoadResult {
    * loaded right after, with the same connections and duration, while the producer goes on
    */
   floor?: { bytes: number; reqPerSec: number; p50Ms: number; p99Ms: number };
+  /**
+   * the machine's CPU during the load, by process group (ms per second; two cores give 2,000): what the api
+   * shares the cores with (bench/machine-cpu.ts)
+   */
+  machineCpu?: Record<CpuGroup | 'total', number>;
   /** the change notices the api received during the load, by scope (named, everything, reset) */
   changeNotices?: Record<string, number>;
   /** the projector's lag (events produced, not yet committed), sampled every 250 ms during the load */
@@ -180,7 +189,7 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
   };
   const result = await run(o);
   console.log(
-    `[bench] miss load c=${o.connections} (${result.tool}, ${o.flags} flags + ${o.projects} projects at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}`,
+    `[bench] miss load c=${o.connections} (${result.tool}, ${o.flags} flags + ${o.projects} projects at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
   );
   return result;
 }
@@ -246,6 +255,7 @@ async function run(o: Sized): Promise<MissLoadResult> {
     let changeNotices: MissLoadResult['changeNotices'];
     let apiMainThread: MissLoadResult['apiMainThread'];
     let floor: MissLoadResult['floor'];
+    let machineCpu: MissLoadResult['machineCpu'];
     try {
       await sleep(1000); // the producer at its rate before the reads start
       const paths = [
@@ -268,7 +278,16 @@ async function run(o: Sized): Promise<MissLoadResult> {
           (await httpGet(o.port, paths[Math.floor(Math.random() * paths.length)], o.headers)).text,
         );
       const meanBytes = Math.round(sampled / 50);
+      const machine0 = cpuSnapshot();
+      const m0 = Date.now();
       r = await load(o.tool, `http://127.0.0.1:${o.port}`, o.headers, o.connections, o.seconds, paths);
+      const machine1 = cpuSnapshot();
+      machineCpu = cpuByGroup(machine0, machine1, (Date.now() - m0) / 1000, {
+        apiPid: o.apiPid,
+        projectorPid: o.projectorPid,
+        benchPid: process.pid,
+        backends: (await o.backends?.()) ?? new Map(),
+      });
       apiCpuMs = cpuMs(o.apiPid) - cpu0;
       const sched1 = schedMs(o.apiPid);
       const loadSeconds = (Date.now() - l0) / 1000;
@@ -334,6 +353,7 @@ async function run(o: Sized): Promise<MissLoadResult> {
       ...(changeNotices ? { changeNotices } : {}),
       ...(apiMainThread ? { apiMainThread } : {}),
       ...(floor ? { floor } : {}),
+      ...(machineCpu ? { machineCpu } : {}),
       cachedShare: Number((hits / requests).toFixed(3)),
       targetRate: o.rate,
       producedPerSec,

@@ -228,6 +228,14 @@ async function appliedOf(pg: Client, group: string): Promise<number> {
   return Number(r.rows[0].n);
 }
 
+/** The Postgres backends of the bench's database by pid, with their application_name. */
+async function backendsOf(pg: Client): Promise<Map<number, string>> {
+  const r = await pg.query<{ pid: number; app: string }>(
+    `SELECT pid, application_name AS app FROM pg_stat_activity WHERE datname = current_database()`,
+  );
+  return new Map(r.rows.map((x) => [Number(x.pid), x.app]));
+}
+
 async function main(): Promise<void> {
   const started = new Date();
   execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
@@ -390,6 +398,8 @@ async function main(): Promise<void> {
         floorPort: (await startFloor(token, children)).port,
         tool: loadTool(),
         apiPid: api.pid,
+        projectorPid: projector.pid,
+        backends: () => backendsOf(pg),
         applied: () => appliedOf(pg, group),
         quick,
         rate: FRESHNESS_RATE,
@@ -612,6 +622,8 @@ async function main(): Promise<void> {
       floorPort,
       tool,
       apiPid: api.pid,
+      projectorPid: projector.pid,
+      backends: () => backendsOf(pg),
       applied,
       ...missRun,
     });
@@ -990,6 +1002,15 @@ function summary(r: Result, compareWith?: string): string {
       ? [
           `| miss load c=${r.miss.connections} (${r.miss.tool}, ${r.miss.seconds} s): ${r.miss.flags} flags' events and ${r.miss.projects} projects' overviews at random, while ${r.miss.targetRate} events/s on those flags are produced: req/s, p50, p99, non-2xx | ${r.miss.reqPerSec}${delta(r.miss.reqPerSec, prev?.miss?.reqPerSec)}, ${r.miss.p50Ms} ms, ${r.miss.p99Ms} ms, ${r.miss.non2xx}; api CPU ${r.miss.apiCpuMsPerRequest ?? '?'} ms per request | p99 ≤ 20 ms: ${met(r.miss.p99Ms <= 20 && r.miss.non2xx === 0)} |`,
           `| miss load: answers from the caches; ingest during it (produced, projected, projector lag p50/max) | ${r.miss.cachedReplies} of ${r.miss.requests} (${(r.miss.cachedShare * 100).toFixed(1)}%); ${r.miss.producedPerSec}/s, ${r.miss.appliedPerSec}/s, lag ${r.miss.lagP50}/${r.miss.lagMax} events | |`,
+          ...(r.miss.machineCpu
+            ? [
+                `| miss load: the machine's CPU during it by process, ms per second (2 cores: 2000) | ${Object.entries(
+                  r.miss.machineCpu,
+                )
+                  .map(([group, ms]) => `${group} ${ms}`)
+                  .join(', ')} | |`,
+              ]
+            : []),
         ]
       : []),
     '',
