@@ -77,6 +77,33 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
   const fresh = async (project: string, at: number, userId: number | null = null) =>
     JSON.stringify(await reference.overview(project, new Date(at), userId));
 
+  /** A project with one release flag, both created at the given instants. */
+  const projectWithFlag = (id: number, project: string, createdAt: number, flagAt: number) =>
+    apply(ds, [
+      ev(id, createdAt, 'project-created', { project, data: { id: project, name: project } }),
+      ev(id + 1, flagAt, 'feature-created', {
+        project,
+        featureName: `${project}-f1`,
+        data: { name: `${project}-f1`, type: 'release', project },
+      }),
+    ]);
+
+  /** The query handler on a fresh cache, its clock at `t`, and a way to deliver change notices to the cache. */
+  const cachedHandler = (t: number) => {
+    const handlers: ChangeHandler[] = [];
+    const listener = {
+      enabled: true,
+      listening: true,
+      subscribe: (h: ChangeHandler) => handlers.push(h),
+    } as unknown as ChangeListener;
+    const reads = { schema: 'flaglens_v1' } as unknown as ProjectionReads;
+    const cache = new OverviewCache({ API_CACHE_MB: 8 } as AppConfig, listener, reads);
+    const clock = new MovableClock(t);
+    // the hot path's registry is not part of these tests (onModuleInit is not called)
+    const handler = new GetProjectOverviewHandler(model, identity, clock, cache, {} as CachedReads);
+    return { handler, clock, listener, notify: (c: Changes) => handlers.forEach((h) => h(c)) };
+  };
+
   it('a snapshot is exactly the fresh overview at every instant of [at, validUntil), on a generated history', async () => {
     const END = Date.parse('2026-11-22T09:00:00.000Z');
     await apply(
@@ -120,29 +147,11 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
 
   it('serves the cached body until the clock crosses a window edge, then the fresh one; drops on commits', async () => {
     const T = Date.parse('2026-06-01T12:00:00.000Z');
-    await apply(ds, [
-      ev(900001, T - 100 * DAY, 'project-created', { project: 'edge', data: { id: 'edge', name: 'Edge' } }),
-      ev(900002, T, 'feature-created', {
-        project: 'edge',
-        featureName: 'edge-f1',
-        data: { name: 'edge-f1', type: 'release', project: 'edge' },
-      }),
-    ]);
-    const handlers: ChangeHandler[] = [];
-    const listener = {
-      enabled: true,
-      listening: true,
-      subscribe: (h: ChangeHandler) => handlers.push(h),
-    } as unknown as ChangeListener;
-    const reads = { schema: 'flaglens_v1' } as unknown as ProjectionReads;
-    const cache = new OverviewCache({ API_CACHE_MB: 8 } as AppConfig, listener, reads);
-    const clock = new MovableClock(T + 30 * DAY - 3_600_000);
-    // the hot path's registry is not part of this test (onModuleInit is not called)
-    const handler = new GetProjectOverviewHandler(model, identity, clock, cache, {} as CachedReads);
+    await projectWithFlag(900001, 'edge', T - 100 * DAY, T);
+    const { handler, clock, listener, notify } = cachedHandler(T + 30 * DAY - 3_600_000);
     const computed = jest.spyOn(model, 'snapshot');
     const get = async (userId: number | null = null) =>
       (await handler.execute(new GetProjectOverviewQuery('edge', userId))).bytes.toString();
-    const notify = (c: Changes) => handlers.forEach((h) => h(c));
 
     const first = await get();
     expect(first).toBe(await fresh('edge', clock.t));
@@ -205,28 +214,11 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
 
   it("keeps a caller's access across the project's own changes, and drops it when identity changes", async () => {
     const T = Date.parse('2026-06-01T12:00:00.000Z');
-    await apply(ds, [
-      ev(910001, T - DAY, 'project-created', { project: 'acc', data: { id: 'acc', name: 'Acc' } }),
-      ev(910002, T - DAY, 'feature-created', {
-        project: 'acc',
-        featureName: 'acc-f1',
-        data: { name: 'acc-f1', type: 'release', project: 'acc' },
-      }),
-    ]);
-    const handlers: ChangeHandler[] = [];
-    const listener = {
-      enabled: true,
-      listening: true,
-      subscribe: (h: ChangeHandler) => handlers.push(h),
-    } as unknown as ChangeListener;
-    const reads = { schema: 'flaglens_v1' } as unknown as ProjectionReads;
-    const cache = new OverviewCache({ API_CACHE_MB: 8 } as AppConfig, listener, reads);
-    const clock = new MovableClock(T);
-    const handler = new GetProjectOverviewHandler(model, identity, clock, cache, {} as CachedReads);
+    await projectWithFlag(910001, 'acc', T - DAY, T - DAY);
+    const { handler, clock, notify } = cachedHandler(T);
     const access = jest.spyOn(identity, 'accessToProject');
     const computed = jest.spyOn(model, 'snapshot');
     const get = async () => (await handler.execute(new GetProjectOverviewQuery('acc', 1))).bytes.toString();
-    const notify = (c: Changes) => handlers.forEach((h) => h(c));
 
     expect(await get()).toBe(await fresh('acc', clock.t, 1));
     expect(access).toHaveBeenCalledTimes(1);
