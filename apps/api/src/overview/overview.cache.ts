@@ -59,8 +59,8 @@ export class OverviewCache {
       sizeOf: () => 16,
       tagsOf: (key) => [projectOf(key)],
       // access reads identity's tables only (users, roles, groups, memberships, favourites and the project
-      // states identity keeps: present, archived, mode), which only identity's events write: a change of the
-      // project's flags or settings leaves it as it is
+      // states identity keeps: present, archived, mode), which only identity's events write (project-created,
+      // -updated, -archived, -deleted among them): a change of the project's flags leaves it as it is
       dropped: (c) => (c.identity ? 'all' : 'none'),
       maxAgeMs: CREDENTIAL_MAX_AGE_MS,
     });
