@@ -113,15 +113,9 @@ export class CachedReads {
     const hit = route.lookup(req, userId);
     if (!hit) return route.load ? this.load(route.load, route.loaded, req, reply, userId) : false;
     route.hits.inc();
-    if (++this.seen % HIT_LOG_SAMPLE === 0)
-      this.log.debug(`${HIT_LOG_SAMPLE} cached replies; this one: GET ${req.routeOptions.url}`);
+    this.sampled('cached', ++this.seen, req);
     if (hit.headers) void reply.headers(hit.headers);
-    const sending = sendJson(reply, hit.body);
-    if (sending)
-      sending.catch((e: unknown) => {
-        this.log.error(`cached reply of GET ${req.routeOptions.url} failed: ${String(e)}`);
-        if (!reply.sent) void reply.code(500).send();
-      });
+    void this.send('cached', req, reply, hit.body);
     return true;
   }
 
@@ -141,8 +135,7 @@ export class CachedReads {
     }
     if (!answer) return false;
     loaded.inc();
-    if (++this.loads % HIT_LOG_SAMPLE === 0)
-      this.log.debug(`${HIT_LOG_SAMPLE} loaded replies; this one: GET ${req.routeOptions.url}`);
+    this.sampled('loaded', ++this.loads, req);
     if ('error' in answer) {
       sendApiError(reply, answer.error);
       return true;
@@ -151,13 +144,32 @@ export class CachedReads {
       sendJsonStream(reply, answer.stream);
       return true;
     }
-    const sending = sendJson(reply, answer.body);
+    await this.send('loaded', req, reply, answer.body);
+    return true;
+  }
+
+  /** One in HIT_LOG_SAMPLE answers of a kind (the `n`-th so far) is logged, at debug. */
+  private sampled(kind: 'cached' | 'loaded', n: number, req: FastifyRequest): void {
+    if (n % HIT_LOG_SAMPLE === 0)
+      this.log.debug(`${HIT_LOG_SAMPLE} ${kind} replies; this one: GET ${req.routeOptions.url}`);
+  }
+
+  /**
+   * Sends a kept body (`sendJson`); a promise only while a compressed form is first computed, which never
+   * rejects: a failure is logged and answered 500 if nothing was sent yet.
+   */
+  private send(
+    kind: 'cached' | 'loaded',
+    req: FastifyRequest,
+    reply: FastifyReply,
+    body: JsonBody,
+  ): void | Promise<void> {
+    const sending = sendJson(reply, body);
     if (sending)
-      await sending.catch((e: unknown) => {
-        this.log.error(`loaded reply of GET ${req.routeOptions.url} failed: ${String(e)}`);
+      return sending.catch((e: unknown) => {
+        this.log.error(`${kind} reply of GET ${req.routeOptions.url} failed: ${String(e)}`);
         if (!reply.sent) void reply.code(500).send();
       });
-    return true;
   }
 
   /** Hits are not logged one by one: a slow request is (whichever path it took). */
