@@ -28,11 +28,6 @@ export const OVERVIEW_READS: readonly string[] = [
   'feature-types',
 ];
 
-/** The stats windows at `now` (semantics §3.3): current = [now−30d, now], past = [now−60d, now−30d] (inclusive). */
-export function statsWindows(now: Date): { current: Date; past: Date } {
-  return { current: new Date(now.getTime() - 30 * DAY_MS), past: new Date(now.getTime() - 60 * DAY_MS) };
-}
-
 /** Health (semantics §3.4): 100 − stale% − potentiallyStale%, JS rounding; an empty project scores 100. */
 export function healthRating(total: number, stale: number, potentiallyStale: number): number {
   if (total === 0) return 100;
