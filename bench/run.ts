@@ -145,7 +145,6 @@ function rssPeak(pid: number): () => number {
   return () => peak;
 }
 
-/** A GET whose body is kept as sent (not decoded), with its Content-Encoding. */
 /** The floor server (bench/floor-server.ts), in its own process, accepting `token`; ready when this resolves. */
 async function startFloor(
   token: string,
@@ -172,6 +171,7 @@ async function startFloor(
   return { port, process: floor };
 }
 
+/** A GET whose body is kept as sent (not decoded), with its Content-Encoding. */
 function httpGetRaw(
   port: number,
   path: string,
@@ -388,25 +388,25 @@ async function main(): Promise<void> {
     )
       await sleep(500);
 
+    // reads that miss (bench/miss.ts): random flags and projects while the projector ingests at the rate
+    const missRun = {
+      kafka,
+      topic,
+      port,
+      headers,
+      apiPid: api.pid,
+      projectorPid: projector.pid,
+      backends: () => backendsOf(pg),
+      applied: () => appliedOf(pg, group),
+      quick,
+      rate: FRESHNESS_RATE,
+      connections: 50,
+      seconds: READ_SECONDS,
+      now: NOW,
+    };
     if (cli.has('--miss-only')) {
       // a sweep of the miss load alone (no result file): the api just started, nothing cached
-      await missLoad({
-        kafka,
-        topic,
-        port,
-        headers,
-        floorPort: (await startFloor(token, children)).port,
-        tool: loadTool(),
-        apiPid: api.pid,
-        projectorPid: projector.pid,
-        backends: () => backendsOf(pg),
-        applied: () => appliedOf(pg, group),
-        quick,
-        rate: FRESHNESS_RATE,
-        connections: 50,
-        seconds: READ_SECONDS,
-        now: NOW,
-      });
+      await missLoad({ ...missRun, floorPort: (await startFloor(token, children)).port, tool: loadTool() });
       return;
     }
 
@@ -611,22 +611,8 @@ async function main(): Promise<void> {
       `[bench] rebuild: ${rb.events} events in ${rb.seconds.toFixed(1)} s (${result.rebuild.eventsPerSec}/s), peak RSS ${result.rebuild.peakRssMb} MB`,
     );
 
-    // reads that miss (bench/miss.ts): random flags and projects while the projector ingests at the rate
-    const applied = () => appliedOf(pg, group);
-    const missRun = { quick, rate: FRESHNESS_RATE, connections: 50, seconds: READ_SECONDS, now: NOW };
-    result.miss = await missLoad({
-      kafka,
-      topic,
-      port,
-      headers,
-      floorPort,
-      tool,
-      apiPid: api.pid,
-      projectorPid: projector.pid,
-      backends: () => backendsOf(pg),
-      applied,
-      ...missRun,
-    });
+    // reads that miss, after the cached reads, against the same floor server and with the same tool
+    result.miss = await missLoad({ ...missRun, floorPort, tool });
 
     // the uncached insights over 2 years × 200 projects, from the stored weeks and computed in full (bench/insights.ts)
     result.insights = await insightsStage({ events: quick ? 20_000 : 200_000, runs: quick ? 3 : 7 });
