@@ -262,6 +262,14 @@ async function run(o: Sized): Promise<MissLoadResult> {
         ...Array.from({ length: o.flags }, (_, f) => `/api/admin/events/${flag(f)}`),
         ...Array.from({ length: o.projects }, (_, p) => `/api/admin/projects/${project(p)}/overview`),
       ];
+      // the answers' mean size, from a sample of the paths (before the load, as its first readers would, and
+      // before its figures start: these requests are not the load's)
+      let sampled = 0;
+      for (let i = 0; i < 50; i++)
+        sampled += Buffer.byteLength(
+          (await httpGet(o.port, paths[Math.floor(Math.random() * paths.length)], o.headers)).text,
+        );
+      const meanBytes = Math.round(sampled / 50);
       // the api's metrics now (this also starts its event-loop delay histogram afresh) and after the load
       const before = (await httpGet(o.port, '/metrics')).text;
       const gc0 = gcOf(before);
@@ -271,34 +279,28 @@ async function run(o: Sized): Promise<MissLoadResult> {
       const l0 = Date.now();
       const cpu0 = cpuMs(o.apiPid);
       const sched0 = schedMs(o.apiPid);
-      // the answers' mean size, from a sample of the paths (before the load, as its first readers would)
-      let sampled = 0;
-      for (let i = 0; i < 50; i++)
-        sampled += Buffer.byteLength(
-          (await httpGet(o.port, paths[Math.floor(Math.random() * paths.length)], o.headers)).text,
-        );
-      const meanBytes = Math.round(sampled / 50);
       const machine0 = cpuSnapshot();
-      const m0 = Date.now();
       r = await load(o.tool, `http://127.0.0.1:${o.port}`, o.headers, o.connections, o.seconds, paths);
+      // the load's end: every figure per second is over the same span
       const machine1 = cpuSnapshot();
-      machineCpu = cpuByGroup(machine0, machine1, (Date.now() - m0) / 1000, {
+      const loadSeconds = (Date.now() - l0) / 1000;
+      apiCpuMs = cpuMs(o.apiPid) - cpu0;
+      const sched1 = schedMs(o.apiPid);
+      const producedDuring = produced - produced0;
+      const appliedDuring = (await o.applied()) - applied0;
+      machineCpu = cpuByGroup(machine0, machine1, loadSeconds, {
         apiPid: o.apiPid,
         projectorPid: o.projectorPid,
         benchPid: process.pid,
         backends: (await o.backends?.()) ?? new Map(),
       });
-      apiCpuMs = cpuMs(o.apiPid) - cpu0;
-      const sched1 = schedMs(o.apiPid);
-      const loadSeconds = (Date.now() - l0) / 1000;
       if (sched0 && sched1)
         apiMainThread = {
           runMsPerSec: Math.round((sched1.runMs - sched0.runMs) / loadSeconds),
           waitMsPerSec: Math.round((sched1.waitMs - sched0.waitMs) / loadSeconds),
         };
-      const elapsed = (Date.now() - l0) / 1000;
-      producedPerSec = Math.round((produced - produced0) / elapsed);
-      appliedPerSec = Math.round(((await o.applied()) - applied0) / elapsed);
+      producedPerSec = Math.round(producedDuring / loadSeconds);
+      appliedPerSec = Math.round(appliedDuring / loadSeconds);
       const after = (await httpGet(o.port, '/metrics')).text;
       if (o.floorPort !== undefined) {
         const f = await load(
