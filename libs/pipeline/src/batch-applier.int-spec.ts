@@ -136,6 +136,38 @@ describe('BatchApplier isolates failing events (real Postgres)', () => {
     expect(await db.query(`SELECT * FROM event_log WHERE id IN (11, 12)`)).toHaveLength(0);
   });
 
+  it('fails a batch whose partition moved on at once, without applying it again event by event', async () => {
+    // a member that lost its partition in a rebalance still applies what it fetched: its batch must fail in
+    // one transaction, not be redone event by event (thousands of savepoints for a batch of thousands, during
+    // which the member neither heartbeats nor rejoins)
+    const stages: string[] = [];
+    const applier = new BatchApplier(
+      ds,
+      'g-moved',
+      { kind: 'active' },
+      allProjections(),
+      undefined,
+      (stage) => stages.push(stage),
+    );
+    expect(await applier.loadPosition('t', 7)).toBe(0);
+    await db.query(
+      `UPDATE projector_offsets SET next_offset = 3 WHERE group_id = 'g-moved' AND topic = 't' AND partition = 7`,
+    );
+    await expect(
+      applier.apply({
+        topic: 't',
+        partition: 7,
+        expectedOffset: 0,
+        nextOffset: 3,
+        accepted: [sourced(71, 'a'), sourced(72, 'b'), sourced(73, 'c')].map((s) => ({ ...s, partition: 7 })),
+        dead: [],
+      }),
+    ).rejects.toThrow(OffsetConflictError);
+    expect(stages.filter((s) => s === 'begin')).toHaveLength(1);
+    expect(await db.query(`SELECT * FROM event_log WHERE id IN (71, 72, 73)`)).toHaveLength(0);
+    expect(await db.query(`SELECT * FROM dead_letters WHERE event_id IN (71, 72, 73)`)).toHaveLength(0);
+  });
+
   it('applies batches of several partitions in one transaction, each position guarded, all or nothing', async () => {
     const applier = new BatchApplier(ds, 'g3', { kind: 'active' }, allProjections());
     const on = (partition: number, ids: number[], first: number): SourcedEvent[] =>

@@ -63,8 +63,12 @@ export interface ApplyOutcome {
   storedEvents: SourcedEvent[];
 }
 
-/** A failure that is some event's own doing (see `classifyFailure`): isolate the event, dead-letter it. */
-const isDataFailure = (e: unknown): boolean => classifyFailure(e) === 'data';
+/**
+ * A failure that is some event's own doing (see `classifyFailure`): isolate the event, dead-letter it. A moved
+ * position is no event's doing: redone event by event it would fail the same way, after a savepoint per event.
+ */
+const isDataFailure = (e: unknown): boolean =>
+  !(e instanceof OffsetConflictError) && classifyFailure(e) === 'data';
 
 /** The dead-letter code of an event that passed validation but could not be applied. */
 function rejectionCode(e: unknown): 'db-rejected' | 'projection-error' {
