@@ -37,13 +37,14 @@ export interface CpuSample {
   backends: Map<number, number>;
 }
 
-export async function cpuSample(pg: Client, projectorPid: number, applied: number): Promise<CpuSample> {
+/** `projectorPids`: every projector of the run (their CPU is summed). */
+export async function cpuSample(pg: Client, projectorPids: number[], applied: number): Promise<CpuSample> {
   const r = await pg.query<{ pid: number }>(
     `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
   );
   return {
     applied,
-    projector: procCpu(projectorPid),
+    projector: projectorPids.reduce((sum, pid) => sum + procCpu(pid), 0),
     postgresAll: allPostgresCpu(),
     backends: new Map(r.rows.map((x) => [Number(x.pid), schedCpu(Number(x.pid))])),
   };
@@ -61,28 +62,32 @@ export interface IngestCpu {
   stages: { stage: string; seconds: number; nodeUs: number; postgresUs?: number }[];
 }
 
-const metric = (text: string, name: string): Map<string, number> => {
+/** A per-stage counter, summed over the scrapes given (one per projector). */
+const metric = (texts: string[], name: string): Map<string, number> => {
   const m = new Map<string, number>();
-  for (const x of text.matchAll(new RegExp(`^${name}\\{[^}]*\\bstage="([^"]+)"[^}]*\\} ([0-9.e+-]+)$`, 'gm')))
-    m.set(x[1], Number(x[2]));
+  for (const text of texts)
+    for (const x of text.matchAll(
+      new RegExp(`^${name}\\{[^}]*\\bstage="([^"]+)"[^}]*\\} ([0-9.e+-]+)$`, 'gm'),
+    ))
+      m.set(x[1], (m.get(x[1]) ?? 0) + Number(x[2]));
   return m;
 };
 
 const round = (x: number) => Number(x.toFixed(2));
 
-/** The ingest's CPU per event between two samples, and per stage from the projector's metrics. */
+/** The ingest's CPU per event between two samples, and per stage from the projectors' metrics (one scrape each). */
 export function ingestCpu(
   before: CpuSample,
   after: CpuSample,
-  metricsText: string,
+  metricsTexts: string[],
   total: number,
 ): IngestCpu {
   const events = Math.max(1, after.applied - before.applied);
   let backends = 0;
   for (const [pid, s] of after.backends) backends += s - (before.backends.get(pid) ?? 0);
-  const wall = metric(metricsText, 'flaglens_projector_stage_seconds_total');
-  const cpu = metric(metricsText, 'flaglens_projector_stage_cpu_seconds_total');
-  const db = metric(metricsText, 'flaglens_projector_stage_db_cpu_seconds_total');
+  const wall = metric(metricsTexts, 'flaglens_projector_stage_seconds_total');
+  const cpu = metric(metricsTexts, 'flaglens_projector_stage_cpu_seconds_total');
+  const db = metric(metricsTexts, 'flaglens_projector_stage_db_cpu_seconds_total');
   const stages = [...wall.keys()]
     .map((stage) => ({
       stage,

@@ -16,7 +16,7 @@
  *  - insights: the uncached report over 2 years × 200 projects, from stored weeks and computed in full
  *    (bench/insights.ts; 200,000 events, 20,000 with --quick).
  *  - with `--peer`: the real Unleash 6.10.1 and a fresh flaglens fed from it, read side by side (bench/peer.ts).
- * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness, `--miss-only` runs the miss load right after the ingest. Results: bench/results/<UTC timestamp>.json and .md.
+ * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness, `--miss-only` runs the miss load right after the ingest. `--projectors N` (with `--ingest-only`) ingests with N projectors in one group, as a deployment of several replicas does. Results: bench/results/<UTC timestamp>.json and .md.
  */
 import 'reflect-metadata';
 import { execFileSync, execSync, spawn, ChildProcess } from 'node:child_process';
@@ -62,6 +62,12 @@ const FRESHNESS_RATE = 5000;
 /** Markers of the first 2 s at the rate are sent but not counted (warm-up, as before the reads). */
 const FRESHNESS_WARMUP_TICKS = 20;
 const BIG_PROJECT_FLAGS = quick ? 500 : 5000;
+/** Projectors in the ingest's group (`--projectors N`, with `--ingest-only`): several replicas share the partitions. */
+const PROJECTORS = Number(argValue('--projectors') ?? 1);
+if (!Number.isInteger(PROJECTORS) || PROJECTORS < 1 || (PROJECTORS > 1 && !cli.has('--ingest-only'))) {
+  console.error('--projectors takes a whole number ≥ 1, and more than one only with --ingest-only');
+  process.exit(2);
+}
 const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 const EVENTS_PER_FLAG = 100;
 const FLAGS_PER_BULK_PROJECT = 200;
@@ -272,11 +278,21 @@ async function main(): Promise<void> {
     const produceSeconds = await produceAll(kafka, topic);
     console.log(`[bench] produced in ${produceSeconds.toFixed(1)} s`);
 
-    // ingest: the projector from offset 0 until lag 0
+    // ingest: the projector (or PROJECTORS of them, one group) from offset 0 until lag 0
     const projectorPort = await freePort();
     const projector = startBuiltApp('projector', { ...env, PROJECTOR_PORT: String(projectorPort) });
     children.push(projector);
-    const projectorPeak = rssPeak(projector.pid!);
+    const projectorPorts = [projectorPort];
+    const projectorPids = [projector.pid!];
+    for (let i = 1; i < PROJECTORS; i++) {
+      const port = await freePort();
+      const another = startBuiltApp('projector', { ...env, PROJECTOR_PORT: String(port) });
+      children.push(another);
+      projectorPorts.push(port);
+      projectorPids.push(another.pid!);
+    }
+    const projectorPeaks = projectorPids.map(rssPeak);
+    const projectorPeak = () => Math.max(...projectorPeaks.map((peak) => peak()));
     const target = (await topicWatermarks(kafka, topic)).reduce((n, p) => n + p.high, 0);
     let firstAt = 0;
     const t0 = Date.now();
@@ -288,20 +304,22 @@ async function main(): Promise<void> {
       applied = await appliedOf(pg, group);
       if (applied > 0 && !firstAt) {
         firstAt = Date.now();
-        cpuBefore = await cpuSample(pg, projector.pid!, applied);
+        cpuBefore = await cpuSample(pg, projectorPids, applied);
       }
-      if (applied >= target) cpuAfter = await cpuSample(pg, projector.pid!, applied);
+      if (applied >= target) cpuAfter = await cpuSample(pg, projectorPids, applied);
       if (Date.now() - t0 > 30 * 60_000) throw new Error('ingest did not finish in 30 minutes');
       if (applied < target) await sleep(50);
     }
     const ingestSeconds = (Date.now() - firstAt) / 1000;
-    const metricsText = (await httpGet(projectorPort, '/metrics')).text;
-    result.ingestStages = stageSeconds(metricsText);
-    result.ingestBatches = batchCounts(metricsText);
-    if (cpuBefore && cpuAfter) result.ingestCpu = ingestCpu(cpuBefore, cpuAfter, metricsText, target);
+    const metricsTexts = await Promise.all(
+      projectorPorts.map(async (p) => (await httpGet(p, '/metrics')).text),
+    );
+    result.ingestStages = stageSeconds(metricsTexts.join('\n'));
+    result.ingestBatches = batchCounts(metricsTexts.join('\n'));
+    if (cpuBefore && cpuAfter) result.ingestCpu = ingestCpu(cpuBefore, cpuAfter, metricsTexts, target);
     const eventsPerSec = Math.round(target / ingestSeconds);
     console.log(
-      `[bench] projected ${target} in ${ingestSeconds.toFixed(1)} s (${eventsPerSec}/s from the first batch to lag 0)`,
+      `[bench] projected ${target} in ${ingestSeconds.toFixed(1)} s (${eventsPerSec}/s from the first batch to lag 0)${PROJECTORS > 1 ? ` by ${PROJECTORS} projectors` : ''}`,
     );
     if (result.ingestCpu) {
       const c = result.ingestCpu;
@@ -838,12 +856,15 @@ interface Result {
 
 /** Count and mean size of the projector's batches (flaglens_projector_batch_size_events). */
 function batchCounts(text: string): { count: number; meanEvents: number } {
-  const value = (suffix: string) =>
-    Number(
-      new RegExp(`^flaglens_projector_batch_size_events_${suffix}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(
-        text,
-      )?.[1] ?? 0,
-    );
+  // summed over the scrapes in `text` (one per projector)
+  const value = (suffix: string) => {
+    let sum = 0;
+    for (const m of text.matchAll(
+      new RegExp(`^flaglens_projector_batch_size_events_${suffix}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm'),
+    ))
+      sum += Number(m[1]);
+    return sum;
+  };
   const count = value('count');
   return { count, meanEvents: count > 0 ? Math.round(value('sum') / count) : 0 };
 }
@@ -890,12 +911,17 @@ function batchesDuring(
 
 /** The projector's per-stage seconds (flaglens_projector_stage_seconds_total), largest first. */
 function stageSeconds(text: string, digits = 2): Record<string, number> {
-  const stages: [string, number][] = [];
+  // summed over the scrapes in `text` (one per projector)
+  const stages = new Map<string, number>();
   for (const m of text.matchAll(
     /^flaglens_projector_stage_seconds_total\{[^}]*\bstage="([^"]+)"[^}]*\} ([0-9.e+-]+)$/gm,
   ))
-    stages.push([m[1], Number(Number(m[2]).toFixed(digits))]);
-  return Object.fromEntries(stages.sort((a, b) => b[1] - a[1]));
+    stages.set(m[1], (stages.get(m[1]) ?? 0) + Number(m[2]));
+  return Object.fromEntries(
+    [...stages]
+      .map(([stage, s]): [string, number] => [stage, Number(s.toFixed(digits))])
+      .sort((a, b) => b[1] - a[1]),
+  );
 }
 
 /** Milliseconds per batch spent in each stage between two readings of stageSeconds (stages over 0.05 ms). */
