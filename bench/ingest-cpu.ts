@@ -62,32 +62,32 @@ export interface IngestCpu {
   stages: { stage: string; seconds: number; nodeUs: number; postgresUs?: number }[];
 }
 
-/** A per-stage counter, summed over the scrapes given (one per projector). */
-const metric = (texts: string[], name: string): Map<string, number> => {
+/**
+ * A per-stage counter of the projector's metrics, by stage; summed over every scrape in `text` (several
+ * projectors' scrapes joined).
+ */
+export const stageCounter = (text: string, name: string): Map<string, number> => {
   const m = new Map<string, number>();
-  for (const text of texts)
-    for (const x of text.matchAll(
-      new RegExp(`^${name}\\{[^}]*\\bstage="([^"]+)"[^}]*\\} ([0-9.e+-]+)$`, 'gm'),
-    ))
-      m.set(x[1], (m.get(x[1]) ?? 0) + Number(x[2]));
+  for (const x of text.matchAll(new RegExp(`^${name}\\{[^}]*\\bstage="([^"]+)"[^}]*\\} ([0-9.e+-]+)$`, 'gm')))
+    m.set(x[1], (m.get(x[1]) ?? 0) + Number(x[2]));
   return m;
 };
 
 const round = (x: number) => Number(x.toFixed(2));
 
-/** The ingest's CPU per event between two samples, and per stage from the projectors' metrics (one scrape each). */
+/** The ingest's CPU per event between two samples, and per stage from the projectors' metrics (`stageCounter`). */
 export function ingestCpu(
   before: CpuSample,
   after: CpuSample,
-  metricsTexts: string[],
+  metricsText: string,
   total: number,
 ): IngestCpu {
   const events = Math.max(1, after.applied - before.applied);
   let backends = 0;
   for (const [pid, s] of after.backends) backends += s - (before.backends.get(pid) ?? 0);
-  const wall = metric(metricsTexts, 'flaglens_projector_stage_seconds_total');
-  const cpu = metric(metricsTexts, 'flaglens_projector_stage_cpu_seconds_total');
-  const db = metric(metricsTexts, 'flaglens_projector_stage_db_cpu_seconds_total');
+  const wall = stageCounter(metricsText, 'flaglens_projector_stage_seconds_total');
+  const cpu = stageCounter(metricsText, 'flaglens_projector_stage_cpu_seconds_total');
+  const db = stageCounter(metricsText, 'flaglens_projector_stage_db_cpu_seconds_total');
   const stages = [...wall.keys()]
     .map((stage) => ({
       stage,

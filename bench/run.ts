@@ -39,7 +39,14 @@ import { activeSchema, createTestDatabase } from '@flaglens/testing/support/test
 import { createTestTopic } from '@flaglens/testing/support/test-kafka';
 import { freePort, httpGet } from '@flaglens/testing/support/http';
 import { load, loadTool, type LoadTool } from './load';
-import { cpuSample, ingestCpu, ingestCpuRows, type CpuSample, type IngestCpu } from './ingest-cpu';
+import {
+  cpuSample,
+  ingestCpu,
+  ingestCpuRows,
+  stageCounter,
+  type CpuSample,
+  type IngestCpu,
+} from './ingest-cpu';
 import { missLoad, type MissLoadResult } from './miss';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { BR_OPTIONS, GZIP_OPTIONS, MIN_COMPRESSED_BYTES } from '../apps/api/src/common/json-body';
@@ -311,12 +318,13 @@ async function main(): Promise<void> {
       if (applied < target) await sleep(50);
     }
     const ingestSeconds = (Date.now() - firstAt) / 1000;
-    const metricsTexts = await Promise.all(
-      projectorPorts.map(async (p) => (await httpGet(p, '/metrics')).text),
-    );
-    result.ingestStages = stageSeconds(metricsTexts.join('\n'));
-    result.ingestBatches = batchCounts(metricsTexts.join('\n'));
-    if (cpuBefore && cpuAfter) result.ingestCpu = ingestCpu(cpuBefore, cpuAfter, metricsTexts, target);
+    // every projector's scrape, joined: the figures below sum them
+    const metricsText = (
+      await Promise.all(projectorPorts.map(async (p) => (await httpGet(p, '/metrics')).text))
+    ).join('\n');
+    result.ingestStages = stageSeconds(metricsText);
+    result.ingestBatches = batchCounts(metricsText);
+    if (cpuBefore && cpuAfter) result.ingestCpu = ingestCpu(cpuBefore, cpuAfter, metricsText, target);
     const eventsPerSec = Math.round(target / ingestSeconds);
     console.log(
       `[bench] projected ${target} in ${ingestSeconds.toFixed(1)} s (${eventsPerSec}/s from the first batch to lag 0)${PROJECTORS > 1 ? ` by ${PROJECTORS} projectors` : ''}`,
@@ -911,14 +919,8 @@ function batchesDuring(
 
 /** The projector's per-stage seconds (flaglens_projector_stage_seconds_total), largest first. */
 function stageSeconds(text: string, digits = 2): Record<string, number> {
-  // summed over the scrapes in `text` (one per projector)
-  const stages = new Map<string, number>();
-  for (const m of text.matchAll(
-    /^flaglens_projector_stage_seconds_total\{[^}]*\bstage="([^"]+)"[^}]*\} ([0-9.e+-]+)$/gm,
-  ))
-    stages.set(m[1], (stages.get(m[1]) ?? 0) + Number(m[2]));
   return Object.fromEntries(
-    [...stages]
+    [...stageCounter(text, 'flaglens_projector_stage_seconds_total')]
       .map(([stage, s]): [string, number] => [stage, Number(s.toFixed(digits))])
       .sort((a, b) => b[1] - a[1]),
   );
