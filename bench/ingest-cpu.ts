@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Client } from 'pg';
-import { procCpuSeconds, schedMs } from './proc';
+import { machineCpuSeconds, procCpuSeconds, schedMs } from './proc';
 
 /** A process's CPU seconds (0 when it is gone). */
 const procCpu = (pid: number | string, children = false): number => procCpuSeconds(pid, children) || 0;
@@ -31,7 +31,13 @@ const schedCpu = (pid: number): number => (schedMs(pid)?.runMs ?? 0) / 1000;
 
 export interface CpuSample {
   applied: number;
+  /** when it was taken (ms, monotonic) */
+  at: number;
   projector: number;
+  /** the projectors' main threads (JavaScript, and the GC work V8 does on it): /proc/<pid>/schedstat */
+  projectorMain: number;
+  /** the machine's CPU seconds, busy and in all (/proc/stat), when readable */
+  machine?: { busy: number; total: number };
   postgresAll: number;
   /** backend pid -> its CPU seconds, for the backends connected to the bench's database */
   backends: Map<number, number>;
@@ -44,7 +50,10 @@ export async function cpuSample(pg: Client, projectorPids: number[], applied: nu
   );
   return {
     applied,
+    at: performance.now(),
     projector: projectorPids.reduce((sum, pid) => sum + procCpu(pid), 0),
+    projectorMain: projectorPids.reduce((sum, pid) => sum + schedCpu(pid), 0),
+    machine: machineCpuSeconds(),
     postgresAll: allPostgresCpu(),
     backends: new Map(r.rows.map((x) => [Number(x.pid), schedCpu(Number(x.pid))])),
   };
@@ -54,6 +63,16 @@ export interface IngestCpu {
   /** events applied between the two samples (the per-event divisor of the three totals) */
   events: number;
   projectorUsPerEvent: number;
+  /**
+   * The projector's CPU split by thread: its main thread, and the rest (V8's helper threads: concurrent
+   * marking, parallel scavenging, sweeping, compiling; libuv's pool), µs/event; with `mainCoreShare`, the
+   * main thread's time on a CPU over the wall time (1: one core all the time, the bound of one thread).
+   */
+  projectorMainUsPerEvent: number;
+  projectorHelpersUsPerEvent: number;
+  mainCoreShare: number;
+  /** the share of the machine's CPU time (all cores) that was busy over the same span, when readable */
+  machineBusyShare?: number;
   /** the backends connected to the bench's database (the projector's connections): ours alone */
   postgresBackendsUsPerEvent: number;
   /** every postgres process of the machine, background writers included (and other tenants' queries) */
@@ -96,9 +115,21 @@ export function ingestCpu(
       postgresUs: db.has(stage) ? round((1e6 * db.get(stage)!) / total) : undefined,
     }))
     .sort((a, b) => b.nodeUs + (b.postgresUs ?? 0) - (a.nodeUs + (a.postgresUs ?? 0)));
+  const projector = after.projector - before.projector;
+  const main = after.projectorMain - before.projectorMain;
+  const wallSeconds = Math.max(1e-3, (after.at - before.at) / 1000);
+  const machine =
+    before.machine && after.machine && after.machine.total > before.machine.total
+      ? (after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)
+      : undefined;
   return {
     events,
-    projectorUsPerEvent: round((1e6 * (after.projector - before.projector)) / events),
+    projectorUsPerEvent: round((1e6 * projector) / events),
+    projectorMainUsPerEvent: round((1e6 * main) / events),
+    // stat's ticks and schedstat's nanoseconds: a few ms apart over a run, never below zero
+    projectorHelpersUsPerEvent: round((1e6 * Math.max(0, projector - main)) / events),
+    mainCoreShare: round(main / wallSeconds),
+    machineBusyShare: machine !== undefined ? round(machine) : undefined,
     postgresBackendsUsPerEvent: round((1e6 * backends) / events),
     postgresAllUsPerEvent: round((1e6 * (after.postgresAll - before.postgresAll)) / events),
     stages,

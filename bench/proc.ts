@@ -41,3 +41,23 @@ export function schedMs(pid: number | undefined): { runMs: number; waitMs: numbe
     return undefined;
   }
 }
+
+/**
+ * The machine's CPU time since boot from /proc/stat's first line, in seconds of all its CPUs together: `busy`
+ * (user, nice, system, irq, softirq, steal) and `total` (idle and iowait added); undefined when unreadable.
+ */
+export function machineCpuSeconds(): { busy: number; total: number } | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'latin1').split('\n', 1)[0];
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9)
+      .map(Number);
+    const busy = user + nice + system + irq + softirq + (steal || 0);
+    if (!Number.isFinite(busy) || !Number.isFinite(idle)) return undefined;
+    return { busy: busy / CLOCK_TICKS, total: (busy + idle + (iowait || 0)) / CLOCK_TICKS };
+  } catch {
+    return undefined;
+  }
+}

@@ -335,6 +335,9 @@ async function main(): Promise<void> {
         `[bench] ingest CPU µs/event: projector ${c.projectorUsPerEvent}, Postgres backends ${c.postgresBackendsUsPerEvent}, every postgres process ${c.postgresAllUsPerEvent} (over ${c.events} events)`,
       );
       console.log(
+        `[bench] projector by thread, µs/event: main ${c.projectorMainUsPerEvent}, helpers (GC, compiler) ${c.projectorHelpersUsPerEvent}; main thread on a CPU ${share(c.mainCoreShare)} of the time; machine busy ${c.machineBusyShare !== undefined ? share(c.machineBusyShare) : '?'} of all cores`,
+      );
+      console.log(
         ingestCpuRows(c)
           .map((l) => `[bench]   ${l}`)
           .join('\n'),
@@ -941,6 +944,10 @@ function stageMsPerBatch(
 }
 
 const met = (ok: boolean) => (ok ? 'met' : 'not met');
+const share = (x: number) => `${Math.round(x * 100)}%`;
+/** The projector's CPU by thread (bench/ingest-cpu.ts), one cell. */
+const threadSplit = (c: IngestCpu) =>
+  `${c.projectorMainUsPerEvent}; ${c.projectorHelpersUsPerEvent}; ${share(c.mainCoreShare)}; ${c.machineBusyShare !== undefined ? share(c.machineBusyShare) : '?'}`;
 
 function summary(r: Result, compareWith?: string): string {
   const prev: Result | undefined = compareWith ? JSON.parse(readFileSync(compareWith, 'utf8')) : undefined;
@@ -1001,6 +1008,7 @@ function summary(r: Result, compareWith?: string): string {
     ...(r.ingestCpu
       ? [
           `| ingest CPU µs/event: projector process; Postgres backends of the run's database; every postgres process | ${r.ingestCpu.projectorUsPerEvent}; ${r.ingestCpu.postgresBackendsUsPerEvent}; ${r.ingestCpu.postgresAllUsPerEvent} | |`,
+          `| ingest: the projector's CPU by thread, µs/event: main thread; V8's helper threads (GC, compiler); the main thread's share of one core; the machine's busy share (all cores) | ${threadSplit(r.ingestCpu)} | |`,
         ]
       : []),
     ...(r.compression ?? []).map(
