@@ -1,4 +1,4 @@
-import { ingestCpu, stageCounter, type CpuSample } from './ingest-cpu';
+import { ingestCpu, metricSum, stageCounter, type CpuSample } from './ingest-cpu';
 import { machineCpuSeconds } from './proc';
 
 const sample = (s: Partial<CpuSample>): CpuSample => ({
@@ -69,6 +69,19 @@ describe('the ingest CPU per event', () => {
         ['classify', 0.5],
       ]),
     );
+  });
+
+  it('sums every sample of a metric, labelled or not, over several scrapes; 0 when there is none', () => {
+    const text = [
+      'flaglens_projector_batch_size_events_count 3',
+      'flaglens_projector_batch_size_events_sum{app="projector"} 12000',
+      'flaglens_projector_batch_size_events_count 2',
+      'flaglens_projector_batch_size_events_sum{app="projector"} 8000',
+      'flaglens_projector_batch_size_events_bucket{le="100"} 1',
+    ].join('\n');
+    expect(metricSum(text, 'flaglens_projector_batch_size_events_count')).toBe(5);
+    expect(metricSum(text, 'flaglens_projector_batch_size_events_sum')).toBe(20000);
+    expect(metricSum(text, 'flaglens_projector_stage_seconds_total')).toBe(0);
   });
 
   it("reads this machine's CPU time, busy within all", () => {

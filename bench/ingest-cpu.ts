@@ -92,6 +92,14 @@ export const stageCounter = (text: string, name: string): Map<string, number> =>
   return m;
 };
 
+/** Every sample of the metric `name` in `text` (any labels; several scrapes joined), summed; 0 when none. */
+export const metricSum = (text: string, name: string): number => {
+  let sum = 0;
+  for (const x of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm')))
+    sum += Number(x[1]);
+  return sum;
+};
+
 const round = (x: number) => Number(x.toFixed(2));
 
 /** The ingest's CPU per event between two samples, and per stage from the projectors' metrics (`stageCounter`). */

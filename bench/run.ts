@@ -43,6 +43,7 @@ import {
   cpuSample,
   ingestCpu,
   ingestCpuRows,
+  metricSum,
   stageCounter,
   type CpuSample,
   type IngestCpu,
@@ -868,14 +869,7 @@ interface Result {
 /** Count and mean size of the projector's batches (flaglens_projector_batch_size_events). */
 function batchCounts(text: string): { count: number; meanEvents: number } {
   // summed over the scrapes in `text` (one per projector)
-  const value = (suffix: string) => {
-    let sum = 0;
-    for (const m of text.matchAll(
-      new RegExp(`^flaglens_projector_batch_size_events_${suffix}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm'),
-    ))
-      sum += Number(m[1]);
-    return sum;
-  };
+  const value = (suffix: string) => metricSum(text, `flaglens_projector_batch_size_events_${suffix}`);
   const count = value('count');
   return { count, meanEvents: count > 0 ? Math.round(value('sum') / count) : 0 };
 }
