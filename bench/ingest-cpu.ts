@@ -66,7 +66,8 @@ export interface IngestCpu {
   /**
    * The projector's CPU split by thread: its main thread, and the rest (V8's helper threads: concurrent
    * marking, parallel scavenging, sweeping, compiling; libuv's pool), µs/event; with `mainCoreShare`, the
-   * main thread's time on a CPU over the wall time (1: one core all the time, the bound of one thread).
+   * main thread's time on a CPU over the wall time (1: one core all the time, the bound of one thread). With
+   * several projectors (`--projectors N`) each figure sums their processes, so the share can reach N.
    */
   projectorMainUsPerEvent: number;
   projectorHelpersUsPerEvent: number;

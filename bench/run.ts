@@ -336,7 +336,7 @@ async function main(): Promise<void> {
         `[bench] ingest CPU µs/event: projector ${c.projectorUsPerEvent}, Postgres backends ${c.postgresBackendsUsPerEvent}, every postgres process ${c.postgresAllUsPerEvent} (over ${c.events} events)`,
       );
       console.log(
-        `[bench] projector by thread, µs/event: main ${c.projectorMainUsPerEvent}, helpers (GC, compiler) ${c.projectorHelpersUsPerEvent}; main thread on a CPU ${share(c.mainCoreShare)} of the time; machine busy ${c.machineBusyShare !== undefined ? share(c.machineBusyShare) : '?'} of all cores`,
+        `[bench] projector by thread, µs/event: main ${c.projectorMainUsPerEvent}, helpers (GC, compiler) ${c.projectorHelpersUsPerEvent}; main thread on a CPU ${share(c.mainCoreShare)} of the time; machine busy ${busyShare(c)} of all cores`,
       );
       console.log(
         ingestCpuRows(c)
@@ -939,9 +939,10 @@ function stageMsPerBatch(
 
 const met = (ok: boolean) => (ok ? 'met' : 'not met');
 const share = (x: number) => `${Math.round(x * 100)}%`;
+const busyShare = (c: IngestCpu) => (c.machineBusyShare !== undefined ? share(c.machineBusyShare) : '?');
 /** The projector's CPU by thread (bench/ingest-cpu.ts), one cell. */
 const threadSplit = (c: IngestCpu) =>
-  `${c.projectorMainUsPerEvent}; ${c.projectorHelpersUsPerEvent}; ${share(c.mainCoreShare)}; ${c.machineBusyShare !== undefined ? share(c.machineBusyShare) : '?'}`;
+  `${c.projectorMainUsPerEvent}; ${c.projectorHelpersUsPerEvent}; ${share(c.mainCoreShare)}; ${busyShare(c)}`;
 
 function summary(r: Result, compareWith?: string): string {
   const prev: Result | undefined = compareWith ? JSON.parse(readFileSync(compareWith, 'utf8')) : undefined;
