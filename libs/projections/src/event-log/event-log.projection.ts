@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type { FlagEvent } from '@flaglens/contract';
 import type { SourcedEvent } from '../projection';
 import { toWireJson } from './event-wire';
-import { arrayLiteral, copyField } from './copy-text';
+import { arrayLiteral, CopyTextWriter } from './copy-text';
 
 const COLUMNS =
   'id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset, other_projects';
@@ -26,48 +26,50 @@ const needsEscape = (b: Buffer): boolean =>
 
 /**
  * Event-log rows `from` to `to` (exclusive) in COPY text format (the columns of EVENT_LOG_COPY_COLUMNS), as
- * one UTF-8 Buffer; the body is the raw value when there is one, else the wire JSON. A raw body without special bytes is copied as it is, so the projector
- * neither re-serialises the event nor encodes its JSON to UTF-8 again.
+ * one UTF-8 Buffer; the body is the raw value when there is one, else the wire JSON. A raw body without
+ * special bytes is copied as it is, so the projector neither re-serialises the event nor encodes its JSON to
+ * UTF-8 again; the other fields are written into the buffer one by one, with no string made per row.
  */
 export function eventLogCopyChunk(events: SourcedEvent[], from = 0, to = events.length): Buffer {
   let size = 0;
   for (let i = from; i < to; i++) size += (events[i].raw?.length ?? 1024) + 256;
-  let buf = Buffer.allocUnsafe(size);
-  let len = 0;
-  const room = (n: number) => {
-    if (len + n <= buf.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, len + n));
-    buf.copy(bigger, 0, 0, len);
-    buf = bigger;
-  };
-  // a UTF-16 code unit is at most 3 bytes of UTF-8: with that room `write` never truncates
-  const text = (t: string) => {
-    room(t.length * 3);
-    len += buf.write(t, len, 'utf8');
-  };
-  // one field: null as \N, a string escaped, anything else as String() renders it
-  const f = (v: string | number | boolean | null | undefined): string =>
-    v === null ? '\\N' : typeof v === 'string' ? copyField(v) : String(v);
-  // the fields before the body, and those after it, each as one string written once (a write per field
-  // costs more than the concatenation)
+  const w = new CopyTextWriter(size);
   for (let i = from; i < to; i++) {
     const s = events[i];
     const e = s.event;
-    text(
-      `${e.id}\t${f(e.createdAt)}\t${f(e.type)}\t${f(e.featureName)}\t${f(e.project)}\t${f(e.environment)}\t${f(e.createdBy)}\t${f(e.createdByUserId)}\t${s.knownType}\t`,
-    );
+    w.field(e.id);
+    w.end(false);
+    w.field(e.createdAt);
+    w.end(false);
+    w.field(e.type);
+    w.end(false);
+    w.field(e.featureName);
+    w.end(false);
+    w.field(e.project);
+    w.end(false);
+    w.field(e.environment);
+    w.end(false);
+    w.field(e.createdBy);
+    w.end(false);
+    w.field(e.createdByUserId);
+    w.end(false);
+    w.field(s.knownType);
+    w.end(false);
     const raw = s.raw;
-    if (raw === undefined) text(copyJson(toWireJson(e)));
-    else if (needsEscape(raw)) text(f(raw.toString('utf8')));
-    else {
-      room(raw.length);
-      len += raw.copy(buf, len);
-    }
-    text(
-      `\t${f(s.topic)}\t${f(s.partition)}\t${f(s.offset)}\t${f(e.type === 'feature-project-change' ? arrayLiteral(otherProjects(e)) : null)}\n`,
-    );
+    if (raw === undefined) w.text(copyJson(toWireJson(e)));
+    else if (needsEscape(raw)) w.field(raw.toString('utf8'));
+    else w.raw(raw);
+    w.end(false);
+    w.field(s.topic);
+    w.end(false);
+    w.field(s.partition);
+    w.end(false);
+    w.field(s.offset);
+    w.end(false);
+    w.field(e.type === 'feature-project-change' ? arrayLiteral(otherProjects(e)) : null);
+    w.end(true);
   }
-  return buf.subarray(0, len);
+  return w.bytes();
 }
 
 /** Rows per chunk of COPY data: Postgres parses one chunk while the next is built. */
