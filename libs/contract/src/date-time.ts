@@ -18,6 +18,13 @@ const CANONICAL_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
+/** The decimal number of `n` ASCII digits of `s` from `at`. */
+function digits(s: string, at: number, n: number): number {
+  let v = 0;
+  for (let i = at; i < at + n; i++) v = v * 10 + s.charCodeAt(i) - 0x30;
+  return v;
+}
+
 function isLeapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
@@ -28,12 +35,12 @@ function isLeapYear(year: number): boolean {
  */
 export function isRfc3339DateTime(value: unknown): value is string {
   if (typeof value !== 'string') return false;
-  const m = RFC3339_DATE_TIME_PATTERN.exec(value);
-  if (m === null) return false;
-  const year = +m[1];
-  const month = +m[2];
-  const day = +m[3];
+  // `test`, not `exec`: no match array per value. The pattern fixes where the date's digits are.
+  if (!RFC3339_DATE_TIME_PATTERN.test(value)) return false;
+  const day = digits(value, 8, 2);
   if (day <= 28) return true;
+  const year = digits(value, 0, 4);
+  const month = digits(value, 5, 2);
   const max = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
   return day <= max;
 }
