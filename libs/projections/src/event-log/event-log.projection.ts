@@ -86,6 +86,19 @@ async function copyInto(client: PoolClient, table: string, events: SourcedEvent[
 }
 
 /**
+ * The events with ids not seen before in the list: the first occurrence (lowest offset) wins. Ids that only
+ * ascend (the common batch) cannot repeat, and the list is returned as it is, without a set of its ids.
+ */
+export function firstOfEachId(events: SourcedEvent[]): SourcedEvent[] {
+  let ascending = true;
+  for (let i = 1; i < events.length && ascending; i++)
+    ascending = events[i].event.id > events[i - 1].event.id;
+  if (ascending) return events;
+  const seen = new Set<number>();
+  return events.filter((s) => (seen.has(s.event.id) ? false : (seen.add(s.event.id), true)));
+}
+
+/**
  * Appends events to the log, each id at most once. Runs inside the caller's transaction.
  * Fast path: one COPY straight into the table. If an id is already stored (a producer sent it twice,
  * or another partition stored it), fall back to COPY into a temp staging table and insert only what is new.
@@ -93,9 +106,7 @@ async function copyInto(client: PoolClient, table: string, events: SourcedEvent[
  */
 export async function appendEvents(client: PoolClient, events: SourcedEvent[]): Promise<SourcedEvent[]> {
   if (events.length === 0) return [];
-  // de-duplicate inside the batch: the first occurrence (lowest offset) wins
-  const seen = new Set<number>();
-  const unique = events.filter((s) => (seen.has(s.event.id) ? false : (seen.add(s.event.id), true)));
+  const unique = firstOfEachId(events);
 
   await client.query('SAVEPOINT event_log_copy');
   let copied = false;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { toWireJson, wireFromRawFields, wireFromStored } from './event-wire';
-import { eventLogCopyChunk, otherProjects } from './event-log.projection';
+import { eventLogCopyChunk, firstOfEachId, otherProjects } from './event-log.projection';
 import type { SourcedEvent } from '../projection';
 import { arrayLiteral, copyField } from './copy-text';
 
@@ -223,5 +223,43 @@ describe('wireFromStored', () => {
       '"project":"p","environment":null}';
     expect(wireFromStored(raw)).toBe(wire);
     expect(wireFromStored(wire)).toBe(wire);
+  });
+});
+
+describe('firstOfEachId', () => {
+  const at = (id: number, offset: number): SourcedEvent => ({
+    event: {
+      id,
+      type: 'feature-updated',
+      createdBy: 'a',
+      createdAt: '2026-11-22T08:52:48.003Z',
+      createdByUserId: null,
+      data: null,
+      preData: null,
+      tags: null,
+      featureName: 'f',
+      project: 'p',
+      environment: null,
+    },
+    knownType: true,
+    topic: 't',
+    partition: 0,
+    offset,
+  });
+
+  it('keeps the first event of each id, in order, for any ids', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 30 }), { maxLength: 40 }), (ids) => {
+        const events = ids.map(at);
+        const firsts = events.filter((s, i) => ids.indexOf(s.event.id) === i);
+        expect(firstOfEachId(events)).toEqual(firsts);
+      }),
+    );
+  });
+
+  it('returns ascending ids as they are', () => {
+    const events = [3, 4, 9, 10].map(at);
+    expect(firstOfEachId(events)).toBe(events);
+    expect(firstOfEachId([3, 3].map(at)).map((s) => s.offset)).toEqual([0]);
   });
 });
