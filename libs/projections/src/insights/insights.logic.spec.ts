@@ -56,6 +56,19 @@ describe('insights pure logic', () => {
     expect(transitions.at(-1)!.after).toMatchObject({ name: 'f', project: 'q', stale: true });
   });
 
+  it('keeps apart flags whose project and type differ only in where a separator falls', () => {
+    const events = [
+      ev(1, 'feature-created', { project: 'a|b', featureName: 'f', data: { type: 'c' } }),
+      ev(2, 'feature-created', { project: 'a', featureName: 'g', data: { type: 'b|c' } }),
+    ];
+    const { transitions } = reduceFlagState(new Map(), events);
+    const c = insightsChanges(transitions, events);
+    expect(c.flagDeltas.map((d) => [d.project, d.type, d.total]).sort()).toEqual([
+      ['a', 'b|c', 1],
+      ['a|b', 'c', 1],
+    ]);
+  });
+
   it('users: system ids ignored, deletion by preData.id; authors per week', () => {
     const c = insightsChanges(
       [],

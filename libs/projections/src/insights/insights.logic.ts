@@ -126,7 +126,8 @@ export function insightsChanges(
   const book = (day: string, r: FlagRow | null, sign: number) => {
     if (!r || r.deleted || r.archivedAt !== null) return;
     const createdDay = utcDay(r.createdAt);
-    const k = `${day}|${r.project}|${r.type}|${createdDay}`;
+    // both days have a fixed length and the project's is written out: no two quadruples share a key
+    const k = `${day}${createdDay}${r.project.length}:${r.project}${r.type}`;
     const d = flagDeltas.get(k) ?? {
       day,
       project: r.project,
