@@ -30,3 +30,19 @@ export const utcDay = (iso: string): string =>
   iso.length === 24 && iso.charCodeAt(23) === 90 /* Z */ && iso.charCodeAt(10) === 84 /* T */
     ? iso.slice(0, 10)
     : new Date(iso).toISOString().slice(0, 10);
+
+/**
+ * `utcDay` for a run of instants: one that falls on the day of the one before gives that day's string again,
+ * with nothing cut (a batch's events mostly share a few days).
+ */
+export function utcDays(): (iso: string) => string {
+  let last = '';
+  return (iso) =>
+    last !== '' &&
+    iso.length === 24 &&
+    iso.charCodeAt(23) === 90 /* Z */ &&
+    iso.charCodeAt(10) === 84 /* T */ &&
+    iso.startsWith(last)
+      ? last
+      : (last = utcDay(iso));
+}

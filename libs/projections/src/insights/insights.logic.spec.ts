@@ -2,7 +2,7 @@ import { reduceFlagState, type FlagTransition } from '../flag-state/flag-state.l
 import { testEvent as ev } from '@flaglens/testing/test-events';
 import fc from 'fast-check';
 import { earliestInvalidated, insightsChanges, isoWeekId, weekStart } from './insights.logic';
-import { utcDay } from '../shared';
+import { utcDay, utcDays } from '../shared';
 
 describe('insights pure logic', () => {
   it('utcDay cuts a UTC normal form and converts any other form; weekStart is the Monday, however often asked', () => {
@@ -24,6 +24,25 @@ describe('insights pure logic', () => {
         expect(new Date(`${monday}T00:00:00Z`).getUTCDay()).toBe(1);
         const gap = (Date.parse(`${day}T00:00:00Z`) - Date.parse(`${monday}T00:00:00Z`)) / 86_400_000;
         expect(gap >= 0 && gap < 7).toBe(true);
+      }),
+    );
+  });
+
+  it('utcDays gives what utcDay gives, for any run of instants in any form', () => {
+    // a few days, so that runs of the same day are common
+    const form = fc.tuple(
+      fc
+        .tuple(fc.constantFrom('2026-03-29', '2026-03-30', '1999-12-31'), fc.nat(86_399_999))
+        .map(([day, ms]) => new Date(Date.parse(`${day}T00:00:00Z`) + ms)),
+      fc.constantFrom('Z', '+02:00', '-11:30'),
+    );
+    fc.assert(
+      fc.property(fc.array(form, { maxLength: 30 }), (instants) => {
+        const day = utcDays();
+        for (const [d, zone] of instants) {
+          const iso = zone === 'Z' ? d.toISOString() : d.toISOString().replace(/\.\d{3}Z$/, zone);
+          expect(day(iso)).toBe(utcDay(iso));
+        }
       }),
     );
   });
@@ -67,6 +86,51 @@ describe('insights pure logic', () => {
       ['a', 'b|c', 1],
       ['a|b', 'c', 1],
     ]);
+  });
+
+  it('counts environment updates and metrics per distinct names, whatever characters they hold', () => {
+    const name = fc.string({ unit: fc.constantFrom('a', '1', ':', '|', '"', ','), maxLength: 4 });
+    const report = fc.record({
+      day: fc.constantFrom('2026-06-01', '2026-06-02'),
+      environment: name,
+      project: fc.option(name, { nil: null }),
+      app: name,
+      feature: name,
+    });
+    fc.assert(
+      fc.property(fc.array(report, { maxLength: 12 }), (reports) => {
+        const events = reports.map((r, i) =>
+          ev(i + 1, 'client-metrics', {
+            createdAt: `${r.day}T10:00:00.000Z`,
+            environment: r.environment === '' ? null : r.environment,
+            project: r.project,
+            data: {
+              appName: r.app,
+              bucket: { start: 0, stop: 1, toggles: { [r.feature]: { yes: 1, no: 0 } } },
+            },
+          }),
+        );
+        const c = insightsChanges([], events);
+        const tally = (keys: string[]) => {
+          const m = new Map<string, number>();
+          for (const k of keys) m.set(k, (m.get(k) ?? 0) + 1);
+          return [...m].sort();
+        };
+        const withEnv = reports.filter((r) => r.environment !== '');
+        expect(tally(withEnv.map((r) => JSON.stringify([r.day, r.environment, r.project ?? ''])))).toEqual(
+          c.envUpdates.map((u) => [JSON.stringify([u.day, u.environment, u.project]), u.n]).sort(),
+        );
+        expect(
+          tally(
+            reports.map((r) => JSON.stringify([r.day, r.project ?? '', r.feature, r.app, r.environment])),
+          ),
+        ).toEqual(
+          c.metrics
+            .map((m) => [JSON.stringify([m.day, m.projectHint, m.feature, m.app, m.environment]), m.yes])
+            .sort(),
+        );
+      }),
+    );
   });
 
   it('users: system ids ignored, deletion by preData.id; authors per week', () => {

@@ -1,6 +1,6 @@
 import type { FlagEvent } from '@flaglens/contract';
 import type { FlagRow, FlagTransition } from '../flag-state/flag-state.logic';
-import { data, int, preData, str, utcDay } from '../shared';
+import { data, int, preData, str, utcDays } from '../shared';
 
 const DAY_MS = 86_400_000;
 
@@ -122,10 +122,12 @@ export function insightsChanges(
   const userWeeks = new Map<string, UserWeek>();
   const env = new Map<string, { day: string; environment: string; project: string; n: number }>();
   const metrics = new Map<string, MetricsRow>();
+  const utcDay = utcDays();
+  const creationDay = utcDays();
 
   const book = (day: string, r: FlagRow | null, sign: number) => {
     if (!r || r.deleted || r.archivedAt !== null) return;
-    const createdDay = utcDay(r.createdAt);
+    const createdDay = creationDay(r.createdAt);
     // both days have a fixed length and the project's is written out: no two quadruples share a key
     const k = `${day}${createdDay}${r.project.length}:${r.project}${r.type}`;
     const d = flagDeltas.get(k) ?? {
@@ -175,7 +177,8 @@ export function insightsChanges(
     if (e.environment) {
       // by project too: the report leaves out private projects the caller may not see
       const project = e.project ?? '';
-      const k = JSON.stringify([day, e.environment, project]);
+      // the day has a fixed length and the environment's is written out: no two triples share a key
+      const k = `${day}${e.environment.length}:${e.environment}${project}`;
       const x = env.get(k) ?? { day, environment: e.environment, project, n: 0 };
       x.n += 1;
       env.set(k, x);
@@ -192,7 +195,8 @@ export function insightsChanges(
           // a zero-count toggle is no usage: the reference drops them before storing (registerClientMetrics),
           // and the source connector's sightings (last_seen_at_metrics) are such reports
           if (num(c.yes) === 0 && num(c.no) === 0) continue;
-          const k = JSON.stringify([day, e.project ?? '', feature, app, environment]);
+          const hint = e.project ?? '';
+          const k = `${day}${hint.length}:${hint}${feature.length}:${feature}${app.length}:${app}${environment}`;
           const m = metrics.get(k) ?? {
             day,
             projectHint: e.project ?? '',
@@ -229,6 +233,7 @@ export function earliestInvalidated(
   events: readonly FlagEvent[],
 ): string | null {
   let min: string | null = null;
+  const utcDay = utcDays();
   const see = (at: string) => {
     const day = utcDay(at);
     if (min === null || day < min) min = day;
