@@ -7,7 +7,7 @@
  *   npx ts-node -r tsconfig-paths/register --transpile-only bench/decode.ts [--events N] [--batch N]
  */
 import { eventKey } from '@flaglens/contract';
-import { generateHistory } from '@flaglens/testing/generate-history';
+import { numberArg, profileHistory } from './profile-history';
 import { classifyMessages } from '@flaglens/pipeline';
 
 // kafkajs' protocol layer is not part of its public API: these are the modules its consumer runs per fetch
@@ -23,25 +23,13 @@ const decodeBatch = protocol('recordBatch/v0/decoder.js') as (
 ) => Promise<{ records: { offset: string; key: Buffer; value: Buffer }[] }>;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-const args = process.argv.slice(2);
-const argValue = (name: string, dflt: number) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : dflt;
-};
-const EVENTS = argValue('--events', 100_000);
-const BATCH = argValue('--batch', 4000);
+const EVENTS = numberArg('--events', 100_000);
+const BATCH = numberArg('--batch', 4000);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
-  const history = generateHistory({
-    seed: 3,
-    projects: 20,
-    flagsPerProject: 100,
-    events: EVENTS,
-    weeks: 52,
-    end: '2026-11-22T09:01:00.000Z',
-  });
+  const history = profileHistory(EVENTS);
   const firstOffset = 1_000_000_000;
   const batches: Buffer[] = [];
   for (let i = 0; i < history.length; i += BATCH) {

@@ -10,29 +10,17 @@ import 'reflect-metadata';
 import { Database, searchPathOption } from '@flaglens/persistence';
 import { eventKey } from '@flaglens/contract';
 import { allProjections, eventLogCopyChunk } from '@flaglens/projections';
-import { generateHistory } from '@flaglens/testing/generate-history';
+import { numberArg, profileHistory } from './profile-history';
 import { BatchApplier, classifyMessages } from '@flaglens/pipeline';
 import { createTestDatabase } from '@flaglens/testing/support/test-database';
 
 const args = process.argv.slice(2);
-const argValue = (name: string, dflt: number) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : dflt;
-};
-const EVENTS = argValue('--events', 200_000);
-const BATCH = argValue('--batch', 2000);
+const EVENTS = numberArg('--events', 200_000);
+const BATCH = numberArg('--batch', 2000);
 const rich = args.includes('--rich');
 
 async function main(): Promise<void> {
-  const history = generateHistory({
-    seed: 3,
-    projects: 20,
-    flagsPerProject: 100,
-    events: EVENTS,
-    weeks: 52,
-    end: '2026-11-22T09:01:00.000Z',
-    rich,
-  });
+  const history = profileHistory(EVENTS, rich);
   const db = await createTestDatabase('profile');
   const schema = (await db.query<{ s: string }>(`SELECT current_schema() AS s`))[0].s;
   const ds = new Database({
