@@ -9,7 +9,10 @@ const expected = (rows: Field[][]): Buffer =>
 
 const written = (rows: Field[][], sizeHint: number): Buffer => {
   const w = new CopyTextWriter(sizeHint);
-  for (const r of rows) r.forEach((f, i) => (w.field(f), w.end(i === r.length - 1)));
+  for (const r of rows) {
+    for (const f of r) w.field(f);
+    w.endRow();
+  }
   return w.bytes();
 };
 
@@ -51,9 +54,11 @@ describe('CopyTextWriter', () => {
   it('stores text and bytes given in COPY form as they are', () => {
     const w = new CopyTextWriter(1);
     w.text('a\\tb');
-    w.end(false);
     w.raw(Buffer.from('{"k":"é"}'));
-    w.end(true);
-    expect(w.bytes().toString('utf8')).toBe('a\\tb\t{"k":"é"}\n');
+    w.endRow();
+    w.raw(Buffer.from('x'));
+    w.field(null);
+    w.endRow();
+    expect(w.bytes().toString('utf8')).toBe('a\\tb\t{"k":"é"}\nx\t\\N\n');
   });
 });

@@ -30,6 +30,7 @@ const CR = 0x0d;
 export class CopyTextWriter {
   private buf: Buffer;
   private len = 0;
+  private rowStarted = false;
 
   constructor(sizeHint: number) {
     this.buf = Buffer.allocUnsafe(Math.max(sizeHint, 64));
@@ -47,29 +48,41 @@ export class CopyTextWriter {
     this.buf = bigger;
   }
 
-  /** One delimiter: a tab between fields, a newline after the last. */
-  end(last: boolean): void {
+  /** Ends the row: a newline. The next field starts a row. */
+  endRow(): void {
     this.room(1);
-    this.buf[this.len++] = last ? LF : TAB;
+    this.buf[this.len++] = LF;
+    this.rowStarted = false;
+  }
+
+  /** A tab before every field of a row but its first. */
+  private separate(): void {
+    if (this.rowStarted) {
+      this.room(1);
+      this.buf[this.len++] = TAB;
+    } else this.rowStarted = true;
   }
 
   /** A field: null as `\N`, text escaped, an integer in decimal, anything else as `String` renders it. */
   field(v: string | number | boolean | null | undefined): void {
+    this.separate();
     if (v === null || v === undefined) this.null();
     else if (typeof v === 'string') this.string(v);
     else if (typeof v === 'number' && Number.isSafeInteger(v)) this.integer(v);
     else this.string(String(v));
   }
 
-  /** Text already in COPY form (escaped, or known to need no escape). */
+  /** A field's text already in COPY form (escaped, or known to need no escape). */
   text(t: string): void {
+    this.separate();
     // a UTF-16 code unit is at most 3 bytes of UTF-8: with that room `write` never truncates
     this.room(t.length * 3);
     this.len += this.buf.write(t, this.len, 'utf8');
   }
 
-  /** Bytes already in COPY form. */
+  /** A field's bytes already in COPY form. */
   raw(b: Uint8Array): void {
+    this.separate();
     this.room(b.length);
     this.buf.set(b, this.len);
     this.len += b.length;

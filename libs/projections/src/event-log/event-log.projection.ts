@@ -38,36 +38,23 @@ export function eventLogCopyChunk(events: SourcedEvent[], from = 0, to = events.
     const s = events[i];
     const e = s.event;
     w.field(e.id);
-    w.end(false);
     w.field(e.createdAt);
-    w.end(false);
     w.field(e.type);
-    w.end(false);
     w.field(e.featureName);
-    w.end(false);
     w.field(e.project);
-    w.end(false);
     w.field(e.environment);
-    w.end(false);
     w.field(e.createdBy);
-    w.end(false);
     w.field(e.createdByUserId);
-    w.end(false);
     w.field(s.knownType);
-    w.end(false);
     const raw = s.raw;
     if (raw === undefined) w.text(copyJson(toWireJson(e)));
     else if (needsEscape(raw)) w.field(raw.toString('utf8'));
     else w.raw(raw);
-    w.end(false);
     w.field(s.topic);
-    w.end(false);
     w.field(s.partition);
-    w.end(false);
     w.field(s.offset);
-    w.end(false);
     w.field(e.type === 'feature-project-change' ? arrayLiteral(otherProjects(e)) : null);
-    w.end(true);
+    w.endRow();
   }
   return w.bytes();
 }
