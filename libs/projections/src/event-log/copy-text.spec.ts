@@ -51,14 +51,14 @@ describe('CopyTextWriter', () => {
     );
   });
 
-  it('stores text and bytes given in COPY form as they are', () => {
+  it('copies UTF-8 bytes without special bytes as they are, and escapes the others like text', () => {
     const w = new CopyTextWriter(1);
-    w.text('a\\tb');
-    w.raw(Buffer.from('{"k":"é"}'));
+    w.utf8(Buffer.from('{"k":"é"}'));
+    w.utf8(Buffer.from('{\n\t"k": "a\\"b"\r}'));
     w.endRow();
-    w.raw(Buffer.from('x'));
+    w.utf8(Buffer.from('x'));
     w.field(null);
     w.endRow();
-    expect(w.bytes().toString('utf8')).toBe('a\\tb\t{"k":"é"}\nx\t\\N\n');
+    expect(w.bytes().toString('utf8')).toBe('{"k":"é"}\t{\\n\\t"k": "a\\\\"b"\\r}\nx\t\\N\n');
   });
 });

@@ -72,16 +72,20 @@ export class CopyTextWriter {
     else this.string(String(v));
   }
 
-  /** A field's text already in COPY form (escaped, or known to need no escape). */
-  text(t: string): void {
-    this.separate();
-    // a UTF-16 code unit is at most 3 bytes of UTF-8: with that room `write` never truncates
-    this.room(t.length * 3);
-    this.len += this.buf.write(t, this.len, 'utf8');
-  }
-
-  /** A field's bytes already in COPY form. */
-  raw(b: Uint8Array): void {
+  /**
+   * A field of UTF-8 text given as bytes (a message value as received): copied as it is when it holds no byte
+   * COPY treats specially (a backslash, tab, newline or carriage return), else escaped like any text.
+   */
+  utf8(b: Buffer): void {
+    if (
+      b.indexOf(BACKSLASH) !== -1 ||
+      b.indexOf(LF) !== -1 ||
+      b.indexOf(TAB) !== -1 ||
+      b.indexOf(CR) !== -1
+    ) {
+      this.field(b.toString('utf8'));
+      return;
+    }
     this.separate();
     this.room(b.length);
     this.buf.set(b, this.len);

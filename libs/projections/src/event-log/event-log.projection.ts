@@ -10,19 +10,7 @@ import { arrayLiteral, CopyTextWriter } from './copy-text';
 const COLUMNS =
   'id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset, other_projects';
 
-/** The body's COPY field: JSON text has no raw tab, newline or carriage return, so only backslashes double. */
-const copyJson = (json: string): string => (json.indexOf('\\') === -1 ? json : json.replace(/\\/g, '\\\\'));
-
 export const EVENT_LOG_COPY_COLUMNS = COLUMNS;
-
-const BACKSLASH = 0x5c;
-const TAB = 0x09;
-const LF = 0x0a;
-const CR = 0x0d;
-
-/** Whether raw JSON bytes hold a byte COPY text treats specially (a backslash, or whitespace tab/LF/CR). */
-const needsEscape = (b: Buffer): boolean =>
-  b.indexOf(BACKSLASH) !== -1 || b.indexOf(LF) !== -1 || b.indexOf(TAB) !== -1 || b.indexOf(CR) !== -1;
 
 /**
  * Event-log rows `from` to `to` (exclusive) in COPY text format (the columns of EVENT_LOG_COPY_COLUMNS), as
@@ -47,9 +35,8 @@ export function eventLogCopyChunk(events: SourcedEvent[], from = 0, to = events.
     w.field(e.createdByUserId);
     w.field(s.knownType);
     const raw = s.raw;
-    if (raw === undefined) w.text(copyJson(toWireJson(e)));
-    else if (needsEscape(raw)) w.field(raw.toString('utf8'));
-    else w.raw(raw);
+    if (raw === undefined) w.field(toWireJson(e));
+    else w.utf8(raw);
     w.field(s.topic);
     w.field(s.partition);
     w.field(s.offset);
