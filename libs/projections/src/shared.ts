@@ -25,11 +25,13 @@ export interface Skip {
   reason: string;
 }
 
+/** Shaped like `toISOString()` (24 characters, `T`, `Z`): its first ten characters are its UTC day. */
+const isUtcNormalForm = (iso: string): boolean =>
+  iso.length === 24 && iso.charCodeAt(23) === 90 /* Z */ && iso.charCodeAt(10) === 84; /* T */
+
 /** The UTC day (`YYYY-MM-DD`) of an instant; an instant already in UTC normal form (`…Z`) is just cut. */
 export const utcDay = (iso: string): string =>
-  iso.length === 24 && iso.charCodeAt(23) === 90 /* Z */ && iso.charCodeAt(10) === 84 /* T */
-    ? iso.slice(0, 10)
-    : new Date(iso).toISOString().slice(0, 10);
+  isUtcNormalForm(iso) ? iso.slice(0, 10) : new Date(iso).toISOString().slice(0, 10);
 
 /**
  * `utcDay` for a run of instants: one that falls on the day of the one before gives that day's string again,
@@ -37,12 +39,5 @@ export const utcDay = (iso: string): string =>
  */
 export function utcDays(): (iso: string) => string {
   let last = '';
-  return (iso) =>
-    last !== '' &&
-    iso.length === 24 &&
-    iso.charCodeAt(23) === 90 /* Z */ &&
-    iso.charCodeAt(10) === 84 /* T */ &&
-    iso.startsWith(last)
-      ? last
-      : (last = utcDay(iso));
+  return (iso) => (last !== '' && isUtcNormalForm(iso) && iso.startsWith(last) ? last : (last = utcDay(iso)));
 }
