@@ -28,6 +28,7 @@ import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../
 import { createApiApp } from '../apps/api/src/main';
 import { launchChromium } from '@flaglens/testing/support/browser';
 import { freePort } from '@flaglens/testing/support/http';
+import { median } from './stats';
 import { cliArgs } from '@flaglens/testing/support/cli-args';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -146,14 +147,6 @@ async function load(): Promise<string> {
   return url;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length
-    ? s.length % 2
-      ? s[(s.length - 1) / 2]
-      : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-    : NaN;
-};
 const round = (x: number) => Math.round(x);
 
 /**

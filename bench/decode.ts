@@ -8,6 +8,7 @@
  */
 import { eventKey } from '@flaglens/contract';
 import { numberArg, profileHistory } from './profile-history';
+import { median } from './stats';
 import { classifyMessages } from '@flaglens/pipeline';
 
 // kafkajs' protocol layer is not part of its public API: these are the modules its consumer runs per fetch
@@ -25,8 +26,6 @@ const decodeBatch = protocol('recordBatch/v0/decoder.js') as (
 
 const EVENTS = numberArg('--events', 100_000);
 const BATCH = numberArg('--batch', 4000);
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const history = profileHistory(EVENTS);

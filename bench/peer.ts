@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { createKafka } from '@flaglens/kafka';
+import { median } from './stats';
 import { createTestDatabase } from '@flaglens/testing/support/test-database';
 import { createTestTopic } from '@flaglens/testing/support/test-kafka';
 import { freePort, httpGet } from '@flaglens/testing/support/http';
@@ -85,12 +86,6 @@ async function pool(n: number, concurrency: number, fn: (i: number) => Promise<u
   };
   await Promise.all(Array.from({ length: Math.min(n, concurrency) }, worker));
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 /** One side's figure over its turns: the median of each measure (the turns alternate with the other side). */
 export function medianLoad(turns: LoadResult[]): LoadResult {

@@ -11,6 +11,7 @@ import { Database, searchPathOption } from '@flaglens/persistence';
 import { eventKey } from '@flaglens/contract';
 import { allProjections, eventLogCopyChunk } from '@flaglens/projections';
 import { numberArg, profileHistory } from './profile-history';
+import { median } from './stats';
 import { BatchApplier, classifyMessages } from '@flaglens/pipeline';
 import { createTestDatabase } from '@flaglens/testing/support/test-database';
 
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
         text += eventLogCopyChunk(sourced, i, Math.min(i + 256, sourced.length)).length;
       passes.push(Number(process.hrtime.bigint() - c0) / 1e9);
     }
-    const copyTextSeconds = passes.sort((a, b) => a - b)[2];
+    const copyTextSeconds = median(passes);
     console.log(
       `  ${'(of event-log: text)'.padEnd(22)} ${copyTextSeconds.toFixed(2).padStart(7)} s  ${((1e6 * copyTextSeconds) / history.length).toFixed(2)} µs/row (median of 5 passes), ${Math.round(text / history.length)} bytes/row`,
     );
