@@ -54,3 +54,9 @@ const print = (title, map, n) => {
 };
 print('by function', byFunction, top);
 print('by package or file', byPlace, 15);
+// the whole: ms of busy time, or MB allocated (divided by a run's events, the bytes per event)
+console.log(
+  profile.nodes
+    ? `total ${(total / 1e3).toFixed(0)} ms busy`
+    : `total ${(total / 1e6).toFixed(1)} MB allocated`,
+);
