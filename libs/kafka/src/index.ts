@@ -1,3 +1,4 @@
 export * from './kafka-client';
 export * from './topic-admin';
 export * from './kafka-security';
+export * from './record-decoder';
