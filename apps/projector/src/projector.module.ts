@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
 import { Database } from '@flaglens/persistence';
-import { createKafka, installRecordDecoder, kafkaSecurity } from '@flaglens/kafka';
+import { createKafka, kafkaSecurity } from '@flaglens/kafka';
 import { allProjections } from '@flaglens/projections';
 import { Logger } from '@nestjs/common';
 import { BatchApplier } from '@flaglens/pipeline';
@@ -49,15 +49,12 @@ const PROVIDERS = [
   {
     provide: KAFKA,
     inject: [AppConfig],
-    useFactory: (config: AppConfig) => {
-      const kafka = createKafka({
+    useFactory: (config: AppConfig) =>
+      createKafka({
         brokers: config.KAFKA_BROKERS,
         clientId: `${config.KAFKA_CLIENT_ID}-projector`,
         security: kafkaSecurity(config),
-      });
-      new Logger('Kafka').log(`record decoder: ${installRecordDecoder()}`);
-      return kafka;
-    },
+      }),
   },
   {
     provide: ProjectorMetrics,

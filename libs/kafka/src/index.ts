@@ -1,4 +1,3 @@
 export * from './kafka-client';
 export * from './topic-admin';
 export * from './kafka-security';
-export * from './record-decoder';

@@ -1,6 +1,5 @@
 import { Kafka, logLevel, LogEntry, type ConsumerConfig, type ProducerConfig } from 'kafkajs';
 import { kafkaSecurityFromEnv, type KafkaSecurity } from './kafka-security';
-import { installRecordDecoder } from './record-decoder';
 
 // the default (murmur2, Java-compatible) partitioner is the one we want; silence its migration notice
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
@@ -41,12 +40,8 @@ class NoAutoCreateKafka extends Kafka {
   }
 }
 
-/**
- * One kafkajs client configured the same way everywhere (projector, CLI, tests, bench), decoding records with
- * `fastRecordDecoder` where it can be installed (record-decoder.ts).
- */
+/** One kafkajs client configured the same way everywhere (projector, CLI, tests, bench). */
 export function createKafka(opts: KafkaClientOptions): Kafka {
-  installRecordDecoder();
   const sink =
     opts.log ??
     ((level, message, extra) =>
