@@ -7,9 +7,10 @@
  *   npx ts-node -r tsconfig-paths/register --transpile-only bench/decode.ts [--events N] [--batch N]
  */
 import { eventKey } from '@flaglens/contract';
-import { numberArg, profileHistory } from './profile-history';
+import { profileHistory } from './profile-history';
 import { median } from './stats';
 import { classifyMessages } from '@flaglens/pipeline';
+import { cliArgs } from '@flaglens/testing/support/cli-args';
 
 // kafkajs' protocol layer is not part of its public API: these are the modules its consumer runs per fetch
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -24,8 +25,9 @@ const decodeBatch = protocol('recordBatch/v0/decoder.js') as (
 ) => Promise<{ records: { offset: string; key: Buffer; value: Buffer }[] }>;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-const EVENTS = numberArg('--events', 100_000);
-const BATCH = numberArg('--batch', 4000);
+const args = cliArgs();
+const EVENTS = Number(args.value('--events') ?? 100_000);
+const BATCH = Number(args.value('--batch') ?? 4000);
 
 async function main(): Promise<void> {
   const history = profileHistory(EVENTS);

@@ -10,15 +10,16 @@ import 'reflect-metadata';
 import { Database, searchPathOption } from '@flaglens/persistence';
 import { eventKey } from '@flaglens/contract';
 import { allProjections, eventLogCopyChunk } from '@flaglens/projections';
-import { numberArg, profileHistory } from './profile-history';
+import { profileHistory } from './profile-history';
 import { median } from './stats';
 import { BatchApplier, classifyMessages } from '@flaglens/pipeline';
 import { createTestDatabase } from '@flaglens/testing/support/test-database';
+import { cliArgs } from '@flaglens/testing/support/cli-args';
 
-const args = process.argv.slice(2);
-const EVENTS = numberArg('--events', 200_000);
-const BATCH = numberArg('--batch', 2000);
-const rich = args.includes('--rich');
+const args = cliArgs();
+const EVENTS = Number(args.value('--events') ?? 200_000);
+const BATCH = Number(args.value('--batch') ?? 2000);
+const rich = args.has('--rich');
 
 async function main(): Promise<void> {
   const history = profileHistory(EVENTS, rich);
