@@ -26,6 +26,7 @@ import {
 } from '@flaglens/projections';
 import { generateHistory } from '@flaglens/testing/generate-history';
 import { cliArgs } from '@flaglens/testing/support/cli-args';
+import { median } from './stats';
 import { dropDatabase, freshDatabase, withClient } from './bench-db';
 
 /** "Now" of the history: its last event is at most this. */
@@ -111,10 +112,8 @@ export interface InsightsFigures {
   restoreAfterLateEventMs: number;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : Math.round((s[s.length / 2 - 1] + s[s.length / 2]) / 2);
-};
+/** The median of whole milliseconds, in whole milliseconds. */
+const medianMs = (xs: number[]) => Math.round(median(xs));
 
 const APP = 'flaglens-bench-insights';
 
@@ -189,8 +188,8 @@ export async function insightsStage(o: { events: number; runs: number }): Promis
     const storedRunsMs = storedRuns.map((x) => x.ms);
     const referenceRunsMs = referenceRuns.map((x) => x.ms);
     const cpuOf = (runs: typeof storedRuns) => ({
-      node: median(runs.map((x) => x.nodeCpuMs)),
-      db: median(runs.map((x) => x.dbCpuMs)),
+      node: medianMs(runs.map((x) => x.nodeCpuMs)),
+      db: medianMs(runs.map((x) => x.dbCpuMs)),
     });
     const report = JSON.parse(stored.json) as { flagTrends: unknown[]; projectFlagTrends: unknown[] };
     // a late event 10 weeks back: the weeks from there are computed until the next store
@@ -204,14 +203,14 @@ export async function insightsStage(o: { events: number; runs: number }): Promis
       projectRows: report.projectFlagTrends.length,
       bytes: stored.json.length,
       storeMs,
-      storedMedianMs: median(storedRunsMs),
+      storedMedianMs: medianMs(storedRunsMs),
       storedRunsMs,
-      referenceMedianMs: median(referenceRunsMs),
+      referenceMedianMs: medianMs(referenceRunsMs),
       referenceRunsMs,
       storedCpuMs: cpuOf(storedRuns),
       referenceCpuMs: cpuOf(referenceRuns),
       identical,
-      afterLateEventMedianMs: median(late),
+      afterLateEventMedianMs: medianMs(late),
       restoreAfterLateEventMs,
     };
     console.log(`[bench] insights: ${JSON.stringify(out)}`);
