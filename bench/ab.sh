@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# One stage of the bench for two checkouts side by side, taking turns in one run (the machines are shared and
+# noisy: only ratios measured in the same run mean something).
+#
+#   bash bench/ab.sh ingest <before-ref> [rounds, default 3] [events per run, default 300000]
+#   bash bench/ab.sh miss <before-ref> [rounds, default 3] [seconds of load per run, default 10]
+#
+# The before-ref is checked out (detached) under .run/ab/before with its own `npm ci`; this checkout is
+# "after". Each round runs the stage in before, then in after:
+#  - ingest: `npm run bench -- --ingest-only --events N`: events/s from the first batch to lag 0, the COPY
+#    ceiling of that run (the ratio is per run), and the projector's and Postgres backends' CPU µs per event
+#    (where the checkout prints them);
+#  - miss: `npm run bench -- --miss-only --events 20000 --read-seconds S` (the reads that miss, while 5,000
+#    events/s are ingested): req/s, p50 and p99, the api's CPU per request and its Postgres backends' CPU per
+#    request (ms/s of the backends ÷ req/s).
+# The figures go to bench/results/<stage>-ab-<UTC timestamp>.json, with the medians.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+USAGE="usage: bash bench/ab.sh ingest|miss <before-ref> [rounds] [events | seconds]"
+STAGE="${1:?$USAGE}"
+REF="${2:?$USAGE}"
+ROUNDS="${3:-3}"
+case "$STAGE" in
+  ingest) SIZE="${4:-300000}" ;;
+  miss) SIZE="${4:-10}" ;;
+  *) echo "$USAGE" >&2; exit 2 ;;
+esac
+BEFORE="$ROOT/.run/ab/before"
+cd "$ROOT"
+
+if [[ -d "$BEFORE" ]]; then
+  git -C "$BEFORE" checkout -q --detach "$REF"
+else
+  mkdir -p "$(dirname "$BEFORE")"
+  git worktree add -q --detach "$BEFORE" "$REF"
+fi
+(cd "$BEFORE" && npm ci --no-audit --no-fund --silent >/dev/null)
+bash scripts/infra.sh up >/dev/null
+
+# the first number after a sed pattern's prefix in the output, or empty
+pick() { echo "$out" | sed -n "s/$1/\\1/p" | tail -1; }
+
+runs=()
+one() { # <label> <dir>
+  local args
+  if [[ "$STAGE" == ingest ]]; then args=(--ingest-only --events "$SIZE"); else args=(--miss-only --events 20000 --read-seconds "$SIZE"); fi
+  out="$(cd "$2" && npm run -s bench -- "${args[@]}" 2>&1)" || {
+    echo "$out" | tail -20 >&2
+    echo "[ab] the $1 run failed" >&2
+    exit 1
+  }
+  if [[ "$STAGE" == ingest ]]; then
+    local rate ceiling cpu pgcpu
+    rate="$(pick '.*\[bench\] projected [0-9]* in [0-9.]* s (\([0-9]*\)\/s.*')"
+    ceiling="$(pick '.*\[bench\] COPY ceiling \([0-9]*\)\/s.*')"
+    [[ -n "$rate" && -n "$ceiling" ]] || { echo "$out" | tail -20 >&2; exit 1; }
+    # CPU µs per event (printed by checkouts that measure it): less distorted by a loaded machine than events/s
+    cpu="$(pick '.*\[bench\] ingest CPU µs\/event: projector \([0-9.]*\), Postgres backends [0-9.]*.*')"
+    pgcpu="$(pick '.*\[bench\] ingest CPU µs\/event: projector [0-9.]*, Postgres backends \([0-9.]*\).*')"
+    echo "[ab] round $r $1: $rate events/s, COPY ceiling $ceiling/s, CPU µs/event projector ${cpu:-?} Postgres ${pgcpu:-?}" >&2
+    runs+=("{\"round\":$r,\"checkout\":\"$1\",\"eventsPerSec\":$rate,\"copyCeilingPerSec\":$ceiling,\"projectorCpuUsPerEvent\":${cpu:-null},\"postgresCpuUsPerEvent\":${pgcpu:-null}}")
+  else
+    local rps p50 p99 apicpu pgms
+    rps="$(pick '.*\[bench\] miss load [^:]*: \([0-9]*\) req\/s.*')"
+    p50="$(pick '.*\[bench\] miss load [^:]*: [0-9]* req\/s, p50 \([0-9.]*\) ms.*')"
+    p99="$(pick '.*\[bench\] miss load [^:]*: [0-9]* req\/s, p50 [0-9.]* ms, p99 \([0-9.]*\) ms.*')"
+    apicpu="$(pick '.*\[bench\] miss load .*; api CPU \([0-9.]*\) ms\/request.*')"
+    pgms="$(pick '.*\[bench\] miss load .*"api Postgres backends":\([0-9]*\).*')"
+    [[ -n "$rps" && -n "$p99" ]] || { echo "$out" | tail -20 >&2; exit 1; }
+    local pgcpu=null
+    [[ -n "$pgms" ]] && pgcpu="$(node -p "Number(($pgms / $rps).toFixed(3))")"
+    echo "[ab] round $r $1: $rps req/s, p50 $p50 ms, p99 $p99 ms, CPU ms/request api ${apicpu:-?} its Postgres backends $pgcpu" >&2
+    runs+=("{\"round\":$r,\"checkout\":\"$1\",\"reqPerSec\":$rps,\"p50Ms\":$p50,\"p99Ms\":$p99,\"apiCpuMsPerRequest\":${apicpu:-null},\"apiPostgresCpuMsPerRequest\":$pgcpu}")
+  fi
+}
+for ((r = 1; r <= ROUNDS; r++)); do
+  one before "$BEFORE"
+  one after "$ROOT"
+done
+
+mkdir -p bench/results
+file="bench/results/$STAGE-ab-$(date -u +%Y-%m-%dT%H-%M-%SZ).json"
+node -e '
+const [runsJson, stage, ref, beforeCommit, afterCommit, size, file] = process.argv.slice(1);
+const runs = JSON.parse(runsJson);
+const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const side = (c) => {
+  const rs = runs.filter((x) => x.checkout === c);
+  const of = (k) => (rs.every((x) => x[k] !== null) ? med(rs.map((x) => x[k])) : null);
+  if (stage === "ingest")
+    return { eventsPerSec: of("eventsPerSec"), ratioToCopy: med(rs.map((x) => Number((x.eventsPerSec / x.copyCeilingPerSec).toFixed(3)))), projectorCpuUsPerEvent: of("projectorCpuUsPerEvent"), postgresCpuUsPerEvent: of("postgresCpuUsPerEvent") };
+  return { reqPerSec: of("reqPerSec"), p50Ms: of("p50Ms"), p99Ms: of("p99Ms"), apiCpuMsPerRequest: of("apiCpuMsPerRequest"), apiPostgresCpuMsPerRequest: of("apiPostgresCpuMsPerRequest") };
+};
+const out = { stage, before: ref, beforeCommit, afterCommit, [stage === "ingest" ? "events" : "readSeconds"]: Number(size), runs, median: { before: side("before"), after: side("after") } };
+require("fs").writeFileSync(file, JSON.stringify(out, null, 2) + "\n");
+console.log(JSON.stringify(out.median));
+' "[$(IFS=,; echo "${runs[*]}")]" "$STAGE" "$REF" "$(git -C "$BEFORE" rev-parse --short HEAD)" "$(git rev-parse --short HEAD)" "$SIZE" "$file"
+echo "[ab] $file"
