@@ -155,8 +155,10 @@ SELECT p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.n
            AND (pe.linked IS TRUE
                 OR (pe.linked IS NULL AND p.link_enabled_envs AND e.enabled
                     AND (e.created_at IS NULL OR e.created_at <= p.created)))) AS environments,
-       (EXISTS (SELECT 1 FROM f JOIN flag_sdk_usage u ON u.feature_name = f.name)
-        OR EXISTS (SELECT 1 FROM project_sdk_usage s WHERE s.project = $1)) AS onboarded,
+       -- a flag's usage by its key, one lookup per flag until the first hit (as a join, the plan kept by the
+       -- read pool hashed the whole usage table on every read: overview.int-spec.ts)
+       (EXISTS (SELECT 1 FROM project_sdk_usage s WHERE s.project = $1)
+        OR EXISTS (SELECT 1 FROM f WHERE (SELECT true FROM flag_sdk_usage u WHERE u.feature_name = f.name))) AS onboarded,
        (SELECT name FROM f WHERE archived_at IS NULL ORDER BY created_at, name COLLATE "C" LIMIT 1) AS first_flag,
        -- members (semantics §3.5), and those added in the current window (the instant the project is read at)
        (${projectMembersSql('$1', 'NULL::timestamptz')}) AS members,
