@@ -49,13 +49,22 @@ export interface MissLoadOptions {
   rate: number;
   connections: number;
   seconds: number;
+  /**
+   * which paths the load reads: both kinds at random (the figure the issue asks for), or one kind alone, to
+   * tell what each costs (`npm run bench -- --miss-only --miss-routes events`)
+   */
+  routes?: MissRoutes;
 }
+
+export const MISS_ROUTES = ['both', 'events', 'overview'] as const;
+export type MissRoutes = (typeof MISS_ROUTES)[number];
 
 export interface MissLoadResult {
   tool: LoadTool;
   connections: number;
   seconds: number;
-  /** distinct paths read: `flags` event lists and `projects` overviews */
+  /** distinct paths read: `flags` event lists and `projects` overviews (those of `routes`) */
+  routes: MissRoutes;
   flags: number;
   projects: number;
   historyEvents: number;
@@ -185,16 +194,18 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
     projects: options.quick ? 100 : 1000,
     flags: options.quick ? 1000 : 10_000,
     eventsPerFlag: 4,
+    routes: 'both',
     ...options,
   };
   const result = await run(o);
   console.log(
-    `[bench] miss load c=${o.connections} (${result.tool}, ${o.flags} flags + ${o.projects} projects at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
+    `[bench] miss load c=${o.connections} (${result.tool}, ${o.routes === 'overview' ? '' : `${o.flags} flags`}${o.routes === 'both' ? ' + ' : ''}${o.routes === 'events' ? '' : `${o.projects} projects`} at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
   );
   return result;
 }
 
-type Sized = MissLoadOptions & Required<Pick<MissLoadOptions, 'projects' | 'flags' | 'eventsPerFlag'>>;
+type Sized = MissLoadOptions &
+  Required<Pick<MissLoadOptions, 'projects' | 'flags' | 'eventsPerFlag' | 'routes'>>;
 
 async function run(o: Sized): Promise<MissLoadResult> {
   const producer = o.kafka.producer({ allowAutoTopicCreation: false });
@@ -259,8 +270,12 @@ async function run(o: Sized): Promise<MissLoadResult> {
     try {
       await sleep(1000); // the producer at its rate before the reads start
       const paths = [
-        ...Array.from({ length: o.flags }, (_, f) => `/api/admin/events/${flag(f)}`),
-        ...Array.from({ length: o.projects }, (_, p) => `/api/admin/projects/${project(p)}/overview`),
+        ...(o.routes === 'overview'
+          ? []
+          : Array.from({ length: o.flags }, (_, f) => `/api/admin/events/${flag(f)}`)),
+        ...(o.routes === 'events'
+          ? []
+          : Array.from({ length: o.projects }, (_, p) => `/api/admin/projects/${project(p)}/overview`)),
       ];
       // the answers' mean size, from a sample of the paths (before the load, as its first readers would, and
       // before its figures start: these requests are not the load's)
@@ -338,6 +353,7 @@ async function run(o: Sized): Promise<MissLoadResult> {
       tool: r.tool,
       connections: o.connections,
       seconds: o.seconds,
+      routes: o.routes,
       flags: o.flags,
       projects: o.projects,
       historyEvents: history.length,

@@ -16,7 +16,7 @@
  *  - insights: the uncached report over 2 years × 200 projects, from stored weeks and computed in full
  *    (bench/insights.ts; 200,000 events, 20,000 with --quick).
  *  - with `--peer`: the real Unleash 6.10.1 and a fresh flaglens fed from it, read side by side (bench/peer.ts).
- * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness, `--miss-only` runs the miss load right after the ingest. `--projectors N` (with `--ingest-only`) ingests with N projectors in one group, as a deployment of several replicas does. Results: bench/results/<UTC timestamp>.json and .md.
+ * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness, `--miss-only` runs the miss load right after the ingest (`--miss-routes events|overview`: one kind of path alone). `--projectors N` (with `--ingest-only`) ingests with N projectors in one group, as a deployment of several replicas does. Results: bench/results/<UTC timestamp>.json and .md.
  */
 import 'reflect-metadata';
 import { execFileSync, execSync, spawn, ChildProcess } from 'node:child_process';
@@ -48,7 +48,7 @@ import {
   type CpuSample,
   type IngestCpu,
 } from './ingest-cpu';
-import { missLoad, type MissLoadResult } from './miss';
+import { MISS_ROUTES, missLoad, type MissLoadResult, type MissRoutes } from './miss';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { BR_OPTIONS, GZIP_OPTIONS, MIN_COMPRESSED_BYTES } from '../apps/api/src/common/json-body';
 import { cliArgs } from '@flaglens/testing/support/cli-args';
@@ -65,6 +65,14 @@ const quick = cli.has('--quick');
 const argValue = cli.value;
 const BULK_EVENTS = Number(argValue('--events') ?? (quick ? 20_000 : 1_000_000));
 const READ_SECONDS = Number(argValue('--read-seconds') ?? (quick ? 2 : 15));
+const MISS_ROUTES_ARG = argValue('--miss-routes') ?? 'both';
+if (
+  !(MISS_ROUTES as readonly string[]).includes(MISS_ROUTES_ARG) ||
+  (MISS_ROUTES_ARG !== 'both' && !cli.has('--miss-only'))
+)
+  throw new Error(
+    `--miss-routes takes ${MISS_ROUTES.join(', ')}, and only with --miss-only (the full run reads both)`,
+  );
 const FRESHNESS_SECONDS = quick ? 3 : 20;
 const FRESHNESS_RATE = 5000;
 /** Markers of the first 2 s at the rate are sent but not counted (warm-up, as before the reads). */
@@ -436,7 +444,12 @@ async function main(): Promise<void> {
     };
     if (cli.has('--miss-only')) {
       // a sweep of the miss load alone (no result file): the api just started, nothing cached
-      await missLoad({ ...missRun, floorPort: (await startFloor(token, children)).port, tool: loadTool() });
+      await missLoad({
+        ...missRun,
+        routes: MISS_ROUTES_ARG as MissRoutes,
+        floorPort: (await startFloor(token, children)).port,
+        tool: loadTool(),
+      });
       return;
     }
 
