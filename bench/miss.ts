@@ -18,6 +18,8 @@ import { eventKey, type FlagEvent } from '@flaglens/contract';
 import { httpGet } from '@flaglens/testing/support/http';
 import { load, type LoadTool } from './load';
 import { flagChangeEvent, projectCreatedEvent } from './bench-events';
+import { ActiveVersionPool } from '@flaglens/persistence';
+import { OverviewReadModel } from '@flaglens/projections';
 
 /** Ids of this stage's events (above the bench's history and its freshness stage). */
 const MISS_FIRST_ID = 70_000_000;
@@ -54,6 +56,11 @@ export interface MissLoadOptions {
    * tell what each costs (`npm run bench -- --miss-only --miss-routes events`)
    */
   routes?: MissRoutes;
+  /**
+   * the stage's database: after the load, the overview's statement is run alone there, as the api runs it, and
+   * its backend's CPU per execution is reported (`overviewStatementCpuUs`)
+   */
+  databaseUrl?: string;
 }
 
 export const MISS_ROUTES = ['both', 'events', 'overview'] as const;
@@ -109,6 +116,11 @@ export interface MissLoadResult {
    * shares the cores with (bench/machine-cpu.ts)
    */
   machineCpu?: Record<CpuGroup | 'total', number>;
+  /**
+   * µs of CPU of the Postgres backend per execution of the overview's statement, run alone after the load (one
+   * connection, the api's named statement, random projects of the stage; the ingest stopped)
+   */
+  overviewStatementCpuUs?: number;
   /** the change notices the api received during the load, by scope (named, everything, reset) */
   changeNotices?: Record<string, number>;
   /** the projector's lag (events produced, not yet committed), sampled every 250 ms during the load */
@@ -199,9 +211,33 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
   };
   const result = await run(o);
   console.log(
-    `[bench] miss load c=${o.connections} (${result.tool}, ${o.routes === 'overview' ? '' : `${o.flags} flags`}${o.routes === 'both' ? ' + ' : ''}${o.routes === 'events' ? '' : `${o.projects} projects`} at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
+    `[bench] miss load c=${o.connections} (${result.tool}, ${o.routes === 'overview' ? '' : `${o.flags} flags`}${o.routes === 'both' ? ' + ' : ''}${o.routes === 'events' ? '' : `${o.projects} projects`} at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the overview's statement alone ${result.overviewStatementCpuUs ?? '?'} µs of backend CPU per execution; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
   );
   return result;
+}
+
+/**
+ * The backend's CPU per execution of the overview's statement alone: the read model the api uses, on a pool of
+ * one connection (its named statement, planned generic after the first executions, as on the api's pool), over
+ * random projects of the stage; from the backend's /proc/<pid>/schedstat. Undefined where that is unreadable.
+ */
+async function overviewStatementCpu(url: string, projects: number, now: string): Promise<number | undefined> {
+  const RUNS = 2000;
+  const reads = new ActiveVersionPool(url, 1);
+  try {
+    await reads.refresh();
+    const model = new OverviewReadModel(reads);
+    const at = new Date(now);
+    const pid = (await reads.pool().query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    const read = () => model.snapshot(project(Math.floor(Math.random() * projects)), at);
+    for (let i = 0; i < 50; i++) await read(); // past the custom plans
+    const s0 = schedMs(pid);
+    for (let i = 0; i < RUNS; i++) await read();
+    const s1 = schedMs(pid);
+    return s0 && s1 ? Math.round(((s1.runMs - s0.runMs) * 1000) / RUNS) : undefined;
+  } finally {
+    await reads.close();
+  }
 }
 
 type Sized = MissLoadOptions &
@@ -348,12 +384,15 @@ async function run(o: Sized): Promise<MissLoadResult> {
       await Promise.all([producing, sampling]);
     }
     const lagEnd = Math.max(0, (await highWater(o.kafka, o.topic)) - (await o.applied()));
+    const overviewStatementCpuUs =
+      o.databaseUrl === undefined ? undefined : await overviewStatementCpu(o.databaseUrl, o.projects, o.now);
     const requests = r.requests ?? Math.round(r.reqPerSec * o.seconds);
     return {
       tool: r.tool,
       connections: o.connections,
       seconds: o.seconds,
       routes: o.routes,
+      overviewStatementCpuUs,
       flags: o.flags,
       projects: o.projects,
       historyEvents: history.length,
