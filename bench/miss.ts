@@ -211,7 +211,7 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
   };
   const result = await run(o);
   console.log(
-    `[bench] miss load c=${o.connections} (${result.tool}, ${o.routes === 'overview' ? '' : `${o.flags} flags`}${o.routes === 'both' ? ' + ' : ''}${o.routes === 'events' ? '' : `${o.projects} projects`} at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the overview's statement alone ${result.overviewStatementCpuUs ?? '?'} µs of backend CPU per execution; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
+    `[bench] miss load c=${o.connections} (${result.tool}, ${readsOf(o).join(' + ')} at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the overview's statement alone ${result.overviewStatementCpuUs ?? '?'} µs of backend CPU per execution; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
   );
   return result;
 }
@@ -239,6 +239,12 @@ async function overviewStatementCpu(url: string, projects: number, now: string):
     await reads.close();
   }
 }
+
+/** What the load reads, for its log line: "10000 flags + 1000 projects", or one of them. */
+const readsOf = (o: Sized): string[] => [
+  ...(o.routes !== 'overview' ? [`${o.flags} flags`] : []),
+  ...(o.routes !== 'events' ? [`${o.projects} projects`] : []),
+];
 
 type Sized = MissLoadOptions &
   Required<Pick<MissLoadOptions, 'projects' | 'flags' | 'eventsPerFlag' | 'routes'>>;
