@@ -231,7 +231,7 @@ describe('BatchApplier isolates failing events (real Postgres)', () => {
     ).rejects.toThrow('one batch per partition');
   });
 
-  it('names every changed flag and project to listeners, however many a batch changes', async () => {
+  it('names every changed flag, project and project state to listeners, however many a batch changes', async () => {
     const listener = new Client({ connectionString: db.url });
     await listener.connect();
     try {
@@ -262,9 +262,32 @@ describe('BatchApplier isolates failing events (real Postgres)', () => {
       // before: one notice of "everything", which empties every cache of the api on each such batch
       expect(decoded.length).toBeGreaterThan(1);
       expect(decoded.flatMap((d) => d.flags).sort()).toEqual(accepted.map((s) => s.event.featureName).sort());
-      expect(new Set(decoded.flatMap((d) => d.projects))).toEqual(
-        new Set(Array.from({ length: 300 }, (_, i) => `notify-p${i}`)),
-      );
+      const projects = new Set(Array.from({ length: 300 }, (_, i) => `notify-p${i}`));
+      expect(new Set(decoded.flatMap((d) => d.projects))).toEqual(projects);
+      // new flags change their projects' overview state
+      expect(new Set(decoded.flatMap((d) => d.states))).toEqual(projects);
+
+      // a strategy of each: every project's activity, no project's state
+      notices.length = 0;
+      const strategies: SourcedEvent[] = accepted.map((s, i) => ({
+        event: testEvent(6000 + i, 'feature-strategy-update', {
+          featureName: s.event.featureName,
+          project: s.event.project,
+          environment: 'production',
+        }),
+        knownType: true,
+        topic: 't',
+        partition: 9,
+        offset: 600 + i,
+      }));
+      await applier.applyGroup([
+        { topic: 't', partition: 9, expectedOffset: 600, nextOffset: 1200, accepted: strategies, dead: [] },
+      ]);
+      for (let i = 0; i < 50 && notices.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 100));
+      const after = notices.map(decodeChanges);
+      expect(new Set(after.flatMap((d) => d.projects))).toEqual(projects);
+      expect(after.flatMap((d) => d.states)).toEqual([]);
     } finally {
       await listener.end();
     }

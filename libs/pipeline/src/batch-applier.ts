@@ -308,7 +308,7 @@ export class BatchApplier {
       await this.timed(c, 'notify', () =>
         c.query('SELECT pg_notify($1, notice) FROM unnest($2::text[]) AS notice', [
           CHANGE_CHANNEL,
-          encodeChanges(derived.flags, derived.projects, derived.identity),
+          encodeChanges(derived.flags, derived.projects, derived.identity, derived.states),
         ]),
       );
     }

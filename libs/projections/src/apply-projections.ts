@@ -2,7 +2,10 @@ import type { PoolClient } from 'pg';
 import type { FlagTransition } from './flag-state/flag-state.logic';
 import { EVERY, keysOf, type Projection, type Scope, type SourcedEvent } from './projection';
 
-/** What a batch changed: per projection, the flags and the projects it touched (every project: `'*'`). */
+/**
+ * What a batch changed: per projection, the flags and the projects it touched (every project: `'*'`); per part
+ * of a projection (`<projection>.<part>`, Projection.parts), those of the part.
+ */
 export type BatchChanges = Map<string, { flags: Set<string>; projects: Set<string> | typeof EVERY }>;
 
 export interface ApplyHooks {
@@ -26,9 +29,9 @@ export async function applyProjections(
   const changes: BatchChanges = new Map();
   const transitions: FlagTransition[] = [];
   const known = stored.filter((s) => s.knownType);
-  const record = (p: Projection, scope: Scope, keys: readonly string[]) => {
-    let entry = changes.get(p.name);
-    if (!entry) changes.set(p.name, (entry = { flags: new Set(), projects: new Set() }));
+  const record = (p: Projection, scope: Scope, keys: readonly string[], name = p.name) => {
+    let entry = changes.get(name);
+    if (!entry) changes.set(name, (entry = { flags: new Set(), projects: new Set() }));
     for (const k of keys) {
       if (scope === 'flags' && k !== EVERY) entry.flags.add(k);
       else if (scope === 'projects' && k !== EVERY && entry.projects !== EVERY) entry.projects.add(k);
@@ -44,9 +47,17 @@ export async function applyProjections(
       p.apply(client, mine, {
         skipped: (id, reason) => hooks.skipped?.(p.name, id, reason),
         transitions,
-        touch: (scope, keys) => record(p, scope, keys),
+        touch: (scope, keys) => {
+          record(p, scope, keys);
+          for (const part of Object.keys(p.parts ?? {})) record(p, scope, keys, `${p.name}.${part}`);
+        },
       }),
     );
+    for (const [part, keysOfPart] of Object.entries(p.parts ?? {}))
+      for (const s of mine) {
+        const keys = keysOfPart(s.event);
+        if (keys.length > 0) record(p, p.scope, keys, `${p.name}.${part}`);
+      }
     if (p.keysOf || p.scope === 'instance') for (const s of mine) record(p, p.scope, keysOf(p, s.event));
     else {
       // the default keys (keysOf): the event's flag or project, added without a list per event

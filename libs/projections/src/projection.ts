@@ -56,6 +56,13 @@ export interface Projection {
    * `project` (scope `projects`), or everything (scope `instance`). `'*'` is every key.
    */
   keysOf?(event: FlagEvent): readonly string[];
+  /**
+   * Parts of its rows that a reader may depend on alone, each with the keys (of its scope) an event changes
+   * in that part: a reader that reads only part `x` of projection `p` declares `p.x` (e.g. `projects.settings`,
+   * a project's settings without its latest event time). Keys the projection touches (`context.touch`) count
+   * for every part.
+   */
+  readonly parts?: Readonly<Record<string, (event: FlagEvent) => readonly string[]>>;
   apply(client: PoolClient, events: SourcedEvent[], context: ProjectionContext): Promise<void>;
 }
 

@@ -94,11 +94,21 @@ export class GetProjectOverviewHandler
     // a snapshot is shared by the requests that arrive while it is being read (a burst of misses costs one
     // statement), and kept for the instants it is exact for
     const now = this.clock.now();
+    const key = bodiesKey(projectId, archivedFlags);
     const bodies = await this.cache.bodies.getOrLoad(
-      bodiesKey(projectId, archivedFlags),
+      key,
       async () => {
-        const s = await this.overview.snapshot(projectId, now, archivedFlags);
-        return s ? overviewBodies(s) : { value: null, keep: false };
+        // the state kept from an earlier read, exact now: only the activity is read; else both, the state kept
+        const known = this.cache.states.get(key, now.getTime());
+        const token = this.cache.states.begin();
+        const { snapshot, state } = await this.overview.read(projectId, now, archivedFlags, known);
+        if (state && state !== known)
+          this.cache.states.setIfUnchanged(
+            key,
+            { value: state, validFrom: state.at, validUntil: state.validUntil },
+            token,
+          );
+        return snapshot ? overviewBodies(snapshot) : { value: null, keep: false };
       },
       now.getTime(),
     );

@@ -149,7 +149,7 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     const T = Date.parse('2026-06-01T12:00:00.000Z');
     await projectWithFlag(900001, 'edge', T - 100 * DAY, T);
     const { handler, clock, listener, notify } = cachedHandler(T + 30 * DAY - 3_600_000);
-    const computed = jest.spyOn(model, 'snapshot');
+    const computed = jest.spyOn(model, 'read');
     const get = async (userId: number | null = null) =>
       (await handler.execute(new GetProjectOverviewQuery('edge', userId))).bytes.toString();
 
@@ -193,10 +193,10 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
       ev(900003, T + 30 * DAY, 'feature-updated', { project: 'edge', featureName: 'edge-f1' }),
     ]);
     computed.mockClear();
-    notify({ flags: [], projects: ['other'], identity: false });
+    notify({ flags: [], projects: ['other'], states: ['other'], identity: false });
     expect(await get()).toBe(past);
     expect(computed).not.toHaveBeenCalled();
-    notify({ flags: ['edge-f1'], projects: ['edge'], identity: false });
+    notify({ flags: ['edge-f1'], projects: ['edge'], states: [], identity: false });
     const after = await get();
     expect(computed).toHaveBeenCalledTimes(1);
     expect(after).toBe(await fresh('edge', clock.t));
@@ -217,7 +217,7 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     await projectWithFlag(910001, 'acc', T - DAY, T - DAY);
     const { handler, clock, notify } = cachedHandler(T);
     const access = jest.spyOn(identity, 'accessToProject');
-    const computed = jest.spyOn(model, 'snapshot');
+    const computed = jest.spyOn(model, 'read');
     const get = async () => (await handler.execute(new GetProjectOverviewQuery('acc', 1))).bytes.toString();
 
     expect(await get()).toBe(await fresh('acc', clock.t, 1));
@@ -227,7 +227,7 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     await apply(ds, [ev(910003, T, 'feature-updated', { project: 'acc', featureName: 'acc-f1' })]);
     access.mockClear();
     computed.mockClear();
-    notify({ flags: ['acc-f1'], projects: ['acc'], identity: false });
+    notify({ flags: ['acc-f1'], projects: ['acc'], states: [], identity: false });
     expect(await get()).toBe(await fresh('acc', clock.t, 1));
     expect(computed).toHaveBeenCalledTimes(1);
     expect(access).not.toHaveBeenCalled();
@@ -236,12 +236,68 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     await apply(ds, [
       ev(910004, T, 'project-favorited', { project: 'acc', createdByUserId: 1, data: { project: 'acc' } }),
     ]);
-    notify({ flags: [], projects: ['acc'], identity: true });
+    notify({ flags: [], projects: ['acc'], states: ['acc'], identity: true });
     const favorited = await get();
     expect(access).toHaveBeenCalledTimes(1);
     expect(JSON.parse(favorited).favorite).toBe(true);
     expect(favorited).toBe(await fresh('acc', clock.t, 1));
     access.mockRestore();
     computed.mockRestore();
+  });
+
+  it('keeps the state across changes of the activity alone, and reads it again when it changes', async () => {
+    const T = Date.parse('2026-07-01T12:00:00.000Z');
+    await projectWithFlag(920001, 'st', T - 10 * DAY, T - 5 * DAY);
+    const { handler, clock, notify } = cachedHandler(T);
+    const reads = jest.spyOn(model, 'read');
+    const get = async () => (await handler.execute(new GetProjectOverviewQuery('st', null))).bytes.toString();
+    /** Whether the last read was of the activity alone (given a state kept before). */
+    const activityOnly = () => reads.mock.calls[reads.mock.calls.length - 1][3] !== undefined;
+
+    expect(await get()).toBe(await fresh('st', clock.t));
+    expect(activityOnly()).toBe(false);
+
+    // a strategy changes (no state): the body is read again, as the activity on the state kept
+    await apply(ds, [
+      ev(920003, T, 'feature-strategy-update', {
+        project: 'st',
+        featureName: 'st-f1',
+        environment: 'production',
+      }),
+    ]);
+    reads.mockClear();
+    notify({ flags: ['st-f1'], projects: ['st'], states: [], identity: false });
+    const changed = await get();
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(activityOnly()).toBe(true);
+    expect(changed).toBe(await fresh('st', clock.t));
+    expect(JSON.parse(changed).stats.projectActivityCurrentWindow).toBe(3);
+
+    // the flag goes stale (its state): read in full, the health counts it
+    await apply(ds, [ev(920004, T, 'feature-stale-on', { project: 'st', featureName: 'st-f1' })]);
+    notify({ flags: ['st-f1'], projects: ['st'], states: ['st'], identity: false });
+    const stale = await get();
+    expect(activityOnly()).toBe(false);
+    expect(stale).toBe(await fresh('st', clock.t));
+    expect(JSON.parse(stale).health).toBe(0);
+
+    // a batch's notices may name the project in one and its state in the next: the body goes with either
+    await apply(ds, [ev(920005, T, 'feature-stale-off', { project: 'st', featureName: 'st-f1' })]);
+    notify({ flags: ['st-f1'], projects: ['st'], states: [], identity: false });
+    // read in between: the state kept is the one its notice (next) is about to drop
+    expect(JSON.parse(await get()).health).toBe(0);
+    notify({ flags: [], projects: [], states: ['st'], identity: false });
+    const live = await get();
+    expect(activityOnly()).toBe(false);
+    expect(live).toBe(await fresh('st', clock.t));
+    expect(JSON.parse(live).health).toBe(100);
+
+    // the state's own edge (the flag leaves the current window's creations): read in full again, once
+    reads.mockClear();
+    clock.t = T - 5 * DAY + 30 * DAY + 1;
+    expect(await get()).toBe(await fresh('st', clock.t));
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(activityOnly()).toBe(false);
+    reads.mockRestore();
   });
 });

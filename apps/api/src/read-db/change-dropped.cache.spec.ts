@@ -12,7 +12,7 @@ function feed() {
   };
   return {
     listener: listener as unknown as ChangeListener,
-    notice: (flags: string[] | '*') => handler!({ flags, projects: [], identity: false }),
+    notice: (flags: string[] | '*') => handler!({ flags, projects: [], states: [], identity: false }),
     reset: () => handler!('reset'),
   };
 }

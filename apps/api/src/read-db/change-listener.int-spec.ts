@@ -37,7 +37,7 @@ describe('ChangeListener (real Postgres)', () => {
         await new Promise((r) => setTimeout(r, 20));
       expect(seen[0]).toBe('reset'); // on connecting: anything may have changed before
       expect(seen.slice(1, -1).flatMap((c) => (c === 'reset' ? [] : c.flags))).toEqual(many);
-      expect(seen[seen.length - 1]).toEqual({ flags: '*', projects: '*', identity: true });
+      expect(seen[seen.length - 1]).toEqual({ flags: '*', projects: '*', states: '*', identity: true });
       const text = await metrics.render();
       const count = (scope: string) =>
         Number(

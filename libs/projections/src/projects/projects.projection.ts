@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import type { FlagEvent } from '@flaglens/contract';
 import { EVERY, type Projection, type ProjectionContext, type SourcedEvent } from '../projection';
 import { loadRows, writeRows, type KeyedTable } from '../keyed-rows';
 import {
@@ -45,6 +46,12 @@ export class ProjectsProjection implements Projection {
   handles(): boolean {
     return true;
   }
+
+  /** Every event moves its project's latest event time; only the settings' own events change the rest. */
+  readonly parts = {
+    settings: (e: FlagEvent): readonly string[] =>
+      e.project && PROJECT_SETTING_TYPES.has(e.type) ? [e.project] : [],
+  };
 
   async apply(client: PoolClient, sourced: SourcedEvent[], context: ProjectionContext): Promise<void> {
     const events = sourced.map((s) => s.event);
