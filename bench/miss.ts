@@ -19,7 +19,7 @@ import { httpGet } from '@flaglens/testing/support/http';
 import { load, type LoadTool } from './load';
 import { flagChangeEvent, projectCreatedEvent } from './bench-events';
 import { ActiveVersionPool } from '@flaglens/persistence';
-import { OverviewReadModel } from '@flaglens/projections';
+import { OverviewReadModel, type OverviewState } from '@flaglens/projections';
 
 /** Ids of this stage's events (above the bench's history and its freshness stage). */
 const MISS_FIRST_ID = 70_000_000;
@@ -58,7 +58,7 @@ export interface MissLoadOptions {
   routes?: MissRoutes;
   /**
    * the stage's database: after the load, the overview's statement is run alone there, as the api runs it, and
-   * its backend's CPU per execution is reported (`overviewStatementCpuUs`)
+   * its backend's CPU per execution is reported (`overviewStatementCpuUs`), and that of its activity alone
    */
   databaseUrl?: string;
 }
@@ -121,6 +121,11 @@ export interface MissLoadResult {
    * connection, the api's named statement, random projects of the stage; the ingest stopped)
    */
   overviewStatementCpuUs?: number;
+  /**
+   * the same for the overview's activity alone (what a body dropped while its state is kept costs), each read
+   * given a state read before
+   */
+  overviewActivityCpuUs?: number;
   /** the change notices the api received during the load, by scope (named, everything, reset) */
   changeNotices?: Record<string, number>;
   /** the projector's lag (events produced, not yet committed), sampled every 250 ms during the load */
@@ -211,7 +216,7 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
   };
   const result = await run(o);
   console.log(
-    `[bench] miss load c=${o.connections} (${result.tool}, ${readsOf(o).join(' + ')} at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the overview's statement alone ${result.overviewStatementCpuUs ?? '?'} µs of backend CPU per execution; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
+    `[bench] miss load c=${o.connections} (${result.tool}, ${readsOf(o).join(' + ')} at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the overview's statement alone ${result.overviewStatementCpuUs ?? '?'} µs of backend CPU per execution, its activity alone ${result.overviewActivityCpuUs ?? '?'} µs; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
   );
   return result;
 }
@@ -221,7 +226,11 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
  * one connection (its named statement, planned generic after the first executions, as on the api's pool), over
  * random projects of the stage; from the backend's /proc/<pid>/schedstat. Undefined where that is unreadable.
  */
-async function overviewStatementCpu(url: string, projects: number, now: string): Promise<number | undefined> {
+async function overviewStatementCpu(
+  url: string,
+  projects: number,
+  now: string,
+): Promise<{ whole?: number; activity?: number }> {
   const RUNS = 2000;
   const reads = new ActiveVersionPool(url, 1);
   try {
@@ -229,12 +238,27 @@ async function overviewStatementCpu(url: string, projects: number, now: string):
     const model = new OverviewReadModel(reads);
     const at = new Date(now);
     const pid = (await reads.pool().query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-    const read = () => model.snapshot(project(Math.floor(Math.random() * projects)), at);
-    for (let i = 0; i < 50; i++) await read(); // past the custom plans
-    const s0 = schedMs(pid);
-    for (let i = 0; i < RUNS; i++) await read();
-    const s1 = schedMs(pid);
-    return s0 && s1 ? Math.round(((s1.runMs - s0.runMs) * 1000) / RUNS) : undefined;
+    const some = () => project(Math.floor(Math.random() * projects));
+    /** µs of the backend's CPU per call of `read`, past its custom plans */
+    const cpu = async (read: () => Promise<unknown>) => {
+      for (let i = 0; i < 50; i++) await read();
+      const s0 = schedMs(pid);
+      for (let i = 0; i < RUNS; i++) await read();
+      const s1 = schedMs(pid);
+      return s0 && s1 ? Math.round(((s1.runMs - s0.runMs) * 1000) / RUNS) : undefined;
+    };
+    const whole = await cpu(() => model.read(some(), at));
+    // the activity alone: each project's state read first, then given
+    const states = new Map<string, OverviewState>();
+    for (let p = 0; p < projects; p++) {
+      const { state } = await model.read(project(p), at);
+      if (state) states.set(project(p), state);
+    }
+    const activity = await cpu(() => {
+      const p = some();
+      return model.read(p, at, false, states.get(p));
+    });
+    return { whole, activity };
   } finally {
     await reads.close();
   }
@@ -390,15 +414,16 @@ async function run(o: Sized): Promise<MissLoadResult> {
       await Promise.all([producing, sampling]);
     }
     const lagEnd = Math.max(0, (await highWater(o.kafka, o.topic)) - (await o.applied()));
-    const overviewStatementCpuUs =
-      o.databaseUrl === undefined ? undefined : await overviewStatementCpu(o.databaseUrl, o.projects, o.now);
+    const statementCpu =
+      o.databaseUrl === undefined ? {} : await overviewStatementCpu(o.databaseUrl, o.projects, o.now);
     const requests = r.requests ?? Math.round(r.reqPerSec * o.seconds);
     return {
       tool: r.tool,
       connections: o.connections,
       seconds: o.seconds,
       routes: o.routes,
-      overviewStatementCpuUs,
+      overviewStatementCpuUs: statementCpu.whole,
+      overviewActivityCpuUs: statementCpu.activity,
       flags: o.flags,
       projects: o.projects,
       historyEvents: history.length,

@@ -1031,7 +1031,7 @@ function summary(r: Result, compareWith?: string): string {
     ),
     ...(r.miss
       ? [
-          `| miss load c=${r.miss.connections} (${r.miss.tool}, ${r.miss.seconds} s): ${r.miss.flags} flags' events and ${r.miss.projects} projects' overviews at random, while ${r.miss.targetRate} events/s on those flags are produced: req/s, p50, p99, non-2xx | ${r.miss.reqPerSec}${delta(r.miss.reqPerSec, prev?.miss?.reqPerSec)}, ${r.miss.p50Ms} ms, ${r.miss.p99Ms} ms, ${r.miss.non2xx}; api CPU ${r.miss.apiCpuMsPerRequest ?? '?'} ms per request; the overview's statement alone ${r.miss.overviewStatementCpuUs ?? '?'} µs of backend CPU per execution | p99 ≤ 20 ms: ${met(r.miss.p99Ms <= 20 && r.miss.non2xx === 0)} |`,
+          `| miss load c=${r.miss.connections} (${r.miss.tool}, ${r.miss.seconds} s): ${r.miss.flags} flags' events and ${r.miss.projects} projects' overviews at random, while ${r.miss.targetRate} events/s on those flags are produced: req/s, p50, p99, non-2xx | ${r.miss.reqPerSec}${delta(r.miss.reqPerSec, prev?.miss?.reqPerSec)}, ${r.miss.p50Ms} ms, ${r.miss.p99Ms} ms, ${r.miss.non2xx}; api CPU ${r.miss.apiCpuMsPerRequest ?? '?'} ms per request; the overview's statement alone ${r.miss.overviewStatementCpuUs ?? '?'} µs of backend CPU per execution, its activity alone ${r.miss.overviewActivityCpuUs ?? '?'} µs | p99 ≤ 20 ms: ${met(r.miss.p99Ms <= 20 && r.miss.non2xx === 0)} |`,
           `| miss load: answers from the caches; ingest during it (produced, projected, projector lag p50/max) | ${r.miss.cachedReplies} of ${r.miss.requests} (${(r.miss.cachedShare * 100).toFixed(1)}%); ${r.miss.producedPerSec}/s, ${r.miss.appliedPerSec}/s, lag ${r.miss.lagP50}/${r.miss.lagMax} events | |`,
           ...(r.miss.machineCpu
             ? [
