@@ -127,31 +127,41 @@ export async function deriveChanges(
     ['event-log', { flags: new Set(flags), projects: new Set() }],
     ...changes,
   ]);
-  const [projects, states] = await Promise.all(
-    [overviewReads, stateReads].map((reads) =>
-      projectsTouched(client, touchedBy(touched, reads), transitions),
-    ),
+  const [projects, states] = await projectsTouched(
+    client,
+    touchedBy(touched, overviewReads),
+    touchedBy(touched, stateReads),
+    transitions,
   );
   return { flags: [...flags], projects, states, identity: changes.has('identity') };
 }
 
-/** The projects behind a touch: a flag's change is its project's, before and after the batch (a flag can move). */
+/**
+ * The projects behind two touches (the overview's, its state's): a flag's change is its project's, before and
+ * after the batch (a flag can move); the flags no transition names are looked up in one statement for both.
+ */
 async function projectsTouched(
   client: PoolClient,
-  { projects, flags }: Touch,
+  all: Touch,
+  part: Touch,
   transitions: readonly FlagTransition[],
-): Promise<string[] | '*'> {
-  if (projects === EVERY) return '*';
-  if (flags.size === 0) return [...projects];
-  const unknown = new Set(flags);
-  for (const t of transitions) {
-    if (!flags.has(t.name)) continue;
-    if (t.before) projects.add(t.before.project);
-    projects.add(t.after.project);
-    unknown.delete(t.name);
-  }
-  for (const p of await projectsOfFlags(client, [...unknown])) projects.add(p);
-  return [...projects];
+): Promise<[string[] | '*', string[] | '*']> {
+  const unknownOf = ({ projects, flags }: Touch): string[] => {
+    if (projects === EVERY || flags.size === 0) return [];
+    const unknown = new Set(flags);
+    for (const t of transitions) {
+      if (!flags.has(t.name)) continue;
+      if (t.before) projects.add(t.before.project);
+      projects.add(t.after.project);
+      unknown.delete(t.name);
+    }
+    return [...unknown];
+  };
+  const unknownOfPart = unknownOf(part);
+  const found = await projectsOfFlags(client, [...unknownOf(all), ...unknownOfPart], unknownOfPart);
+  const list = ({ projects }: Touch, more: string[]): string[] | '*' =>
+    projects === EVERY ? '*' : [...new Set([...projects, ...more])];
+  return [list(all, found.projects), list(part, found.ofMarked)];
 }
 
 interface Touch {

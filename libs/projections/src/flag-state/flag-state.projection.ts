@@ -40,12 +40,23 @@ export class FlagStateProjection implements Projection {
   }
 }
 
-/** The projects of these flags as they are now (deleted ones too): a read other projections may declare. */
-export async function projectsOfFlags(client: PoolClient, names: readonly string[]): Promise<string[]> {
-  if (names.length === 0) return [];
-  const r = await client.query<{ project: string }>(
-    'SELECT DISTINCT project FROM flag_state WHERE name = ANY($1::text[])',
-    [[...names]],
+/**
+ * The projects of these flags as they are now (deleted ones too), and those of the flags among them in `marked`,
+ * in one statement: a read other projections may declare.
+ */
+export async function projectsOfFlags(
+  client: PoolClient,
+  names: readonly string[],
+  marked: readonly string[] = [],
+): Promise<{ projects: string[]; ofMarked: string[] }> {
+  if (names.length === 0) return { projects: [], ofMarked: [] };
+  const r = await client.query<{ project: string; marked: boolean }>(
+    `SELECT project, bool_or(name = ANY($2::text[])) AS marked
+       FROM flag_state WHERE name = ANY($1::text[]) GROUP BY project`,
+    [[...names], [...marked]],
   );
-  return r.rows.map((x) => x.project);
+  return {
+    projects: r.rows.map((x) => x.project),
+    ofMarked: r.rows.filter((x) => x.marked).map((x) => x.project),
+  };
 }
