@@ -133,7 +133,19 @@ describe('every projection: replay and interleaving give the same final state', 
     testEvent(++id, 'project-deleted', { project: 'sim-project-3' }),
     testEvent(++id, 'client-register', { project: 'sim-project-1', data: { appName: 'x' } }),
   ].map((e) => ({ ...e, createdAt: '2026-11-01T00:00:00.000Z' }));
-  const history = [...base, ...extra];
+  // hostile: settings events without their project (keyed `instance`, so in no order with the project's own
+  // events) that name it in `data.id`; first, so some interleavings put them after the project's creation
+  const hostile = [
+    testEvent(++id, 'project-updated', {
+      project: null,
+      data: { id: 'sim-project-1', featureNaming: { pattern: 'h1-.*' } },
+    }),
+    testEvent(++id, 'project-updated', {
+      project: null,
+      data: { id: 'sim-project-2', featureNaming: { pattern: 'h2-.*' } },
+    }),
+  ].map((e) => ({ ...e, createdAt: base[0].createdAt }));
+  const history = [...hostile, ...base, ...extra];
 
   const run = (batches: FlagEvent[][]) => {
     const s = empty();
@@ -147,6 +159,6 @@ describe('every projection: replay and interleaving give the same final state', 
     const chunks: FlagEvent[][] = [];
     for (let i = 0; i < history.length; i += 13) chunks.push(history.slice(i, i + 13));
     expect(run(chunks)).toEqual(once);
-    for (const seed of [1, 2, 3, 4]) expect(run(interleavedBatches(history, seed))).toEqual(once);
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) expect(run(interleavedBatches(history, seed))).toEqual(once);
   });
 });

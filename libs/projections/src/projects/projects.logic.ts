@@ -80,7 +80,10 @@ function applySettings(row: ProjectRow, d: Record<string, unknown>): ProjectRow 
  * project-archived/-revived (archivedAt), project-deleted (the project no longer exists; a later
  * project-created starts afresh).
  * Fallbacks: a field of the wrong type keeps its previous value (name falls back to the id on create);
- * project-updated/-archived/-revived of a project that does not exist: skipped (`project not found`).
+ * project-updated/-archived/-revived of a project that does not exist: skipped (`project not found`);
+ * an event without `project` is skipped, even when `data.id` names one: it is keyed `instance`, so it has
+ * no order with the project's own events and its result would depend on the interleaving (the reference
+ * always writes `project` on these events).
  */
 export function reduceProjects(
   current: ReadonlyMap<string, ProjectRow>,
@@ -92,7 +95,7 @@ export function reduceProjects(
   for (const e of events) {
     if (!PROJECT_SETTING_TYPES.has(e.type)) continue;
     const d = data(e);
-    const id = e.project ?? str(d.id);
+    const id = e.project;
     if (!id) {
       skipped.push({ eventId: e.id, reason: `${e.type} without a project` });
       continue;
