@@ -44,6 +44,7 @@ const PROVIDERS = [
         // for the health check, so a stuck batch cannot starve /health/ready
         max: config.PROJECTOR_CONCURRENCY + 4,
         applicationName: 'flaglens-projector',
+        prepared: true,
       }),
   },
   {

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
-import { Database } from './database';
+import { Database, PREPARED_PER_CONNECTION } from './database';
 
 describe('Database (real Postgres)', () => {
   let tdb: TestDatabase;
@@ -27,6 +27,48 @@ describe('Database (real Postgres)', () => {
       expect(await db.query<{ one: number }>('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     } finally {
       await admin.end();
+      await db.end();
+    }
+  });
+
+  it('prepared: each statement is parsed and planned once per connection, with a generic plan', async () => {
+    const db = new Database({ url: tdb.url, max: 1, prepared: true });
+    try {
+      await db.query('CREATE TABLE IF NOT EXISTS prepared_t (id int PRIMARY KEY, v text)');
+      const insert = 'INSERT INTO prepared_t (id, v) SELECT * FROM unnest($1::int[], $2::text[])';
+      for (let i = 0; i < 8; i++) await db.query(insert, [[i], [`v${i}`]]);
+      const kept = await db.query<{ statement: string; generic_plans: string; custom_plans: string }>(
+        `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`,
+        [insert],
+      );
+      // eight executions, one statement, no custom plan (planning for each set of parameters is what it saves)
+      expect(kept).toEqual([{ statement: insert, generic_plans: '8', custom_plans: '0' }]);
+      expect(await db.query('SELECT count(*)::int AS n FROM prepared_t')).toEqual([{ n: 8 }]);
+      // a statement without parameters runs as before (several commands in one text stay allowed)
+      const both = (await db.pool.query('SELECT 1 AS one; SELECT 2 AS two')) as unknown as {
+        rows: unknown[];
+      }[];
+      expect(both.map((r) => r.rows)).toEqual([[{ one: 1 }], [{ two: 2 }]]);
+      // a statement that fails to parse leaves the connection usable and is not kept
+      await expect(db.query('SELEC $1::int', [1])).rejects.toThrow(/syntax/);
+      expect(await db.query<{ n: number }>('SELECT $1::int AS n', [5])).toEqual([{ n: 5 }]);
+      // a table changed under a kept plan: Postgres plans it again
+      await db.query('ALTER TABLE prepared_t ADD COLUMN w int DEFAULT 7');
+      await db.query(insert, [[100], ['x']]);
+      expect(await db.query('SELECT w FROM prepared_t WHERE id = $1', [100])).toEqual([{ w: 7 }]);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('prepared: statements built anew per call stop being kept at the cap; they still run', async () => {
+    const db = new Database({ url: tdb.url, max: 1, prepared: true });
+    try {
+      for (let i = 0; i < PREPARED_PER_CONNECTION + 20; i++)
+        expect(await db.query<{ n: number }>(`SELECT $1::int + ${i} AS n`, [1])).toEqual([{ n: 1 + i }]);
+      const [{ n }] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements');
+      expect(n).toBe(PREPARED_PER_CONNECTION);
+    } finally {
       await db.end();
     }
   });

@@ -150,6 +150,7 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
       max: opts.concurrency + 1,
       applicationName: 'flaglens-rebuild',
       options: searchPathOption(version.schema),
+      prepared: true,
     });
     let deadLetters = 0;
     const applier = new BatchApplier(
