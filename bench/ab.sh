@@ -12,7 +12,8 @@
 #    (where the checkout prints them);
 #  - miss: `npm run bench -- --miss-only --events 20000 --read-seconds S` (the reads that miss, while 5,000
 #    events/s are ingested): req/s, p50 and p99, the api's CPU per request and its Postgres backends' CPU per
-#    request (ms/s of the backends ÷ req/s).
+#    request (ms/s of the backends ÷ req/s), and the ingest's own CPU beside it: the projector's and its Postgres
+#    backends' ms per second of load.
 # The figures go to bench/results/<stage>-ab-<UTC timestamp>.json, with the medians.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -66,11 +67,15 @@ one() { # <label> <dir>
     p99="$(pick '.*\[bench\] miss load [^:]*: [0-9]* req\/s, p50 [0-9.]* ms, p99 \([0-9.]*\) ms.*')"
     apicpu="$(pick '.*\[bench\] miss load .*; api CPU \([0-9.]*\) ms\/request.*')"
     pgms="$(pick '.*\[bench\] miss load .*"api Postgres backends":\([0-9]*\).*')"
+    # what the ingest beside the load costs the machine: the projector and its Postgres backends, ms/s
+    local projms projpg
+    projms="$(pick '.*\[bench\] miss load .*"projector":\([0-9]*\).*')"
+    projpg="$(pick '.*\[bench\] miss load .*"projector Postgres backends":\([0-9]*\).*')"
     [[ -n "$rps" && -n "$p99" ]] || { echo "$out" | tail -20 >&2; exit 1; }
     local pgcpu=null
     [[ -n "$pgms" ]] && pgcpu="$(node -p "Number(($pgms / $rps).toFixed(3))")"
-    echo "[ab] round $r $1: $rps req/s, p50 $p50 ms, p99 $p99 ms, CPU ms/request api ${apicpu:-?} its Postgres backends $pgcpu" >&2
-    runs+=("{\"round\":$r,\"checkout\":\"$1\",\"reqPerSec\":$rps,\"p50Ms\":$p50,\"p99Ms\":$p99,\"apiCpuMsPerRequest\":${apicpu:-null},\"apiPostgresCpuMsPerRequest\":$pgcpu}")
+    echo "[ab] round $r $1: $rps req/s, p50 $p50 ms, p99 $p99 ms, CPU ms/request api ${apicpu:-?} its Postgres backends $pgcpu; ingest CPU ms/s projector ${projms:-?} its Postgres backends ${projpg:-?}" >&2
+    runs+=("{\"round\":$r,\"checkout\":\"$1\",\"reqPerSec\":$rps,\"p50Ms\":$p50,\"p99Ms\":$p99,\"apiCpuMsPerRequest\":${apicpu:-null},\"apiPostgresCpuMsPerRequest\":$pgcpu,\"projectorCpuMsPerSec\":${projms:-null},\"projectorPostgresCpuMsPerSec\":${projpg:-null}}")
   fi
 }
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -89,7 +94,7 @@ const side = (c) => {
   const of = (k) => (rs.every((x) => x[k] !== null) ? med(rs.map((x) => x[k])) : null);
   if (stage === "ingest")
     return { eventsPerSec: of("eventsPerSec"), ratioToCopy: med(rs.map((x) => Number((x.eventsPerSec / x.copyCeilingPerSec).toFixed(3)))), projectorCpuUsPerEvent: of("projectorCpuUsPerEvent"), postgresCpuUsPerEvent: of("postgresCpuUsPerEvent") };
-  return { reqPerSec: of("reqPerSec"), p50Ms: of("p50Ms"), p99Ms: of("p99Ms"), apiCpuMsPerRequest: of("apiCpuMsPerRequest"), apiPostgresCpuMsPerRequest: of("apiPostgresCpuMsPerRequest") };
+  return { reqPerSec: of("reqPerSec"), p50Ms: of("p50Ms"), p99Ms: of("p99Ms"), apiCpuMsPerRequest: of("apiCpuMsPerRequest"), apiPostgresCpuMsPerRequest: of("apiPostgresCpuMsPerRequest"), projectorCpuMsPerSec: of("projectorCpuMsPerSec"), projectorPostgresCpuMsPerSec: of("projectorPostgresCpuMsPerSec") };
 };
 const out = { stage, before: ref, beforeCommit, afterCommit, [stage === "ingest" ? "events" : "readSeconds"]: Number(size), runs, median: { before: side("before"), after: side("after") } };
 require("fs").writeFileSync(file, JSON.stringify(out, null, 2) + "\n");
