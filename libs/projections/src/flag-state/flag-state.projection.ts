@@ -50,10 +50,13 @@ export async function projectsOfFlags(
   marked: readonly string[] = [],
 ): Promise<{ projects: string[]; ofMarked: string[] }> {
   if (names.length === 0) return { projects: [], ofMarked: [] };
+  // each name beside whether it is marked (a join, not `name = ANY(marked)` tried for every row)
+  const isMarked = new Set(marked);
   const r = await client.query<{ project: string; marked: boolean }>(
-    `SELECT project, bool_or(name = ANY($2::text[])) AS marked
-       FROM flag_state WHERE name = ANY($1::text[]) GROUP BY project`,
-    [[...names], [...marked]],
+    `SELECT f.project, bool_or(n.marked) AS marked
+       FROM unnest($1::text[], $2::boolean[]) AS n(name, marked) JOIN flag_state f ON f.name = n.name
+      GROUP BY f.project`,
+    [[...names], names.map((n) => isMarked.has(n))],
   );
   return {
     projects: r.rows.map((x) => x.project),
