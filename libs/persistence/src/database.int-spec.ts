@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
-import { Database, PREPARED_PER_CONNECTION } from './database';
+import { Database, PREPARED_MAX_ARRAY, PREPARED_PER_CONNECTION } from './database';
 
 describe('Database (real Postgres)', () => {
   let tdb: TestDatabase;
@@ -44,6 +44,11 @@ describe('Database (real Postgres)', () => {
       // eight executions, one statement, no custom plan (planning for each set of parameters is what it saves)
       expect(kept).toEqual([{ statement: insert, generic_plans: '8', custom_plans: '0' }]);
       expect(await db.query('SELECT count(*)::int AS n FROM prepared_t')).toEqual([{ n: 8 }]);
+      // the same statement with a large array runs unnamed, planned for its size (nothing more is kept)
+      const many = Array.from({ length: PREPARED_MAX_ARRAY + 1 }, (_, i) => 1000 + i);
+      await db.query(insert, [many, many.map(String)]);
+      const after = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements');
+      expect(after).toEqual([{ n: 2 }]); // `insert` and the lookup of pg_prepared_statements above
       // a statement without parameters runs as before (several commands in one text stay allowed)
       const both = (await db.pool.query('SELECT 1 AS one; SELECT 2 AS two')) as unknown as {
         rows: unknown[];

@@ -9,29 +9,51 @@ export interface DatabaseOptions {
   /** libpq options, e.g. a search_path (see searchPathOption). */
   options?: string;
   /**
-   * Each connection parses and plans every statement with parameters once (`PreparingClient`), with a generic
-   * plan (`plan_cache_mode=force_generic_plan`). For the projector's batches, whose few statements repeat with
-   * new parameters at every batch: planning them was a third of Postgres' CPU per batch at 5,000 events/s.
+   * Each connection parses and plans a statement with small parameters once (`PreparingClient`), with a
+   * generic plan (`plan_cache_mode=force_generic_plan`). For the projector's batches, whose few statements
+   * repeat with new parameters at every batch: at 5,000 events/s (batches of ~80 events) planning them was a
+   * quarter of Postgres' CPU.
    */
   prepared?: boolean;
 }
 
 /** Statements a connection prepares at most; any others run unnamed (parsed and planned each time). */
 export const PREPARED_PER_CONNECTION = 256;
+/**
+ * The largest parameters a kept (generic) plan is used for: arrays of at most this many elements, strings
+ * (JSON record sets) of at most `PREPARED_MAX_STRING` characters. A generic plan assumes a few rows per array
+ * or record set; for a batch of thousands the plan for its actual sizes is better (a sequential scan where
+ * the generic plan probes an index thousands of times: 2 ms against 7 ms for 4,000 flags of 15,000), and
+ * planning is then a small part of the statement.
+ */
+export const PREPARED_MAX_ARRAY = 256;
+export const PREPARED_MAX_STRING = 64 * 1024;
+
+function smallParameters(values: readonly unknown[]): boolean {
+  for (const v of values)
+    if (
+      Array.isArray(v)
+        ? v.length > PREPARED_MAX_ARRAY
+        : typeof v === 'string' && v.length > PREPARED_MAX_STRING
+    )
+      return false;
+  return true;
+}
 
 /**
- * A client that names each statement with parameters after its text (a hash), so that Postgres keeps it
- * parsed and planned for the connection (node-postgres prepares a named statement once per connection). A
- * statement built anew per call would fill the connection with plans, so a connection names at most
- * `PREPARED_PER_CONNECTION` texts. Postgres plans a kept statement again by itself when a table it reads
- * changes or the `search_path` it was planned under is no longer the connection's.
+ * A client that names each statement with small parameters after its text (a hash), so that Postgres keeps
+ * it parsed and planned for the connection (node-postgres prepares a named statement once per connection).
+ * The same text with large parameters runs unnamed, planned for them. A statement built anew per call would
+ * fill the connection with plans, so a connection names at most `PREPARED_PER_CONNECTION` texts. Postgres
+ * plans a kept statement again by itself when a table it reads changes or the `search_path` it was planned
+ * under is no longer the connection's.
  */
 export class PreparingClient extends Client {
   private readonly names = new Map<string, string>();
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(config: any, values?: any, callback?: any): any {
-    if (typeof config === 'string' && Array.isArray(values)) {
+    if (typeof config === 'string' && Array.isArray(values) && smallParameters(values)) {
       let name = this.names.get(config);
       if (name === undefined && this.names.size < PREPARED_PER_CONNECTION) {
         name = `fl_${createHash('sha1').update(config).digest('hex').slice(0, 24)}`;
