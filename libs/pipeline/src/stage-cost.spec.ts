@@ -1,4 +1,5 @@
-import { backendCpuSeconds, CpuShares, isLocalPostgres } from './stage-cost';
+import { spawn } from 'node:child_process';
+import { backendCpuSeconds, CpuShares, isLocalPostgres, openSchedstats } from './stage-cost';
 
 /** Burns `ms` of this process's CPU (not wall time: the machine may be shared). */
 const burn = (ms: number) => {
@@ -47,5 +48,23 @@ describe('stage CPU shares', () => {
     expect(isLocalPostgres(process.pid)).toBe(false);
     expect(backendCpuSeconds(2 ** 30)).toBeUndefined();
     expect(backendCpuSeconds(process.pid)).toBeGreaterThan(0);
+  });
+
+  it("reads a process's CPU again from the open file, and lets go of it when the process ends", async () => {
+    const before = backendCpuSeconds(process.pid)!;
+    const t0 = process.hrtime.bigint();
+    while (process.hrtime.bigint() - t0 < 30_000_000n); // 30 ms of CPU
+    expect(backendCpuSeconds(process.pid)! - before).toBeGreaterThanOrEqual(0.02);
+
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const open = openSchedstats();
+    expect(backendCpuSeconds(child.pid!)).toBeGreaterThanOrEqual(0);
+    expect(openSchedstats()).toBe(open + 1);
+    child.kill('SIGKILL');
+    await exited;
+    await new Promise((r) => setTimeout(r, 50)); // reaped
+    expect(backendCpuSeconds(child.pid!)).toBeUndefined();
+    expect(openSchedstats()).toBe(open);
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 
 /** What one stage of a batch cost: wall time, this process's CPU, and the Postgres backend's CPU. */
 export interface StageCost {
@@ -55,17 +55,65 @@ export class CpuShares {
   }
 }
 
+/** Open `/proc/<pid>/schedstat` files, by pid, the oldest first (a pool replaces its connections now and then). */
+const schedstats = new Map<number, number>();
+const MAX_OPEN_SCHEDSTATS = 32;
+const schedstatBuffer = Buffer.alloc(128);
+
 /**
  * CPU seconds a local Postgres backend has run (`/proc/<pid>/schedstat`, nanoseconds), or undefined when the
  * pid is not a local postgres process (a remote server, another pid namespace) or the file is unreadable.
+ * Read twice per stage of every batch, so the file stays open and is read again from its start: a positioned
+ * read costs about a tenth of opening the file each time (0.9 against 9 µs on an idle core). A file whose
+ * process has ended fails to read; it is closed, and opened again by path in case the pid was reused.
  */
 export function backendCpuSeconds(pid: number): number | undefined {
+  const cached = schedstats.get(pid);
+  if (cached !== undefined) {
+    const v = readSchedstat(cached);
+    if (v !== undefined) return v;
+    forget(pid);
+  }
+  let fd: number;
   try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, 'latin1').split(' ', 1)[0]) / 1e9;
+    fd = openSync(`/proc/${pid}/schedstat`, 'r');
+  } catch {
+    return undefined;
+  }
+  const v = readSchedstat(fd);
+  if (v === undefined) {
+    closeSync(fd);
+    return undefined;
+  }
+  schedstats.set(pid, fd);
+  if (schedstats.size > MAX_OPEN_SCHEDSTATS) forget(schedstats.keys().next().value as number);
+  return v;
+}
+
+function readSchedstat(fd: number): number | undefined {
+  try {
+    const n = readSync(fd, schedstatBuffer, 0, schedstatBuffer.length, 0);
+    const text = schedstatBuffer.toString('latin1', 0, n);
+    const ns = Number(text.slice(0, text.indexOf(' ')));
+    return n > 0 && Number.isFinite(ns) ? ns / 1e9 : undefined;
   } catch {
     return undefined;
   }
 }
+
+function forget(pid: number): void {
+  const fd = schedstats.get(pid);
+  schedstats.delete(pid);
+  if (fd !== undefined)
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
+}
+
+/** Open schedstat files (for tests). */
+export const openSchedstats = (): number => schedstats.size;
 
 /** Whether `pid` is a postgres process of this machine whose CPU can be read (else: not measured). */
 export function isLocalPostgres(pid: number): boolean {
