@@ -64,7 +64,7 @@ const schedstatBuffer = Buffer.alloc(128);
  * CPU seconds a local Postgres backend has run (`/proc/<pid>/schedstat`, nanoseconds), or undefined when the
  * pid is not a local postgres process (a remote server, another pid namespace) or the file is unreadable.
  * Read twice per stage of every batch, so the file stays open and is read again from its start: a positioned
- * read costs about a tenth of opening the file each time (0.9 against 9 µs on an idle core). A file whose
+ * read costs far less than opening the file each time (docs/performance.md). A file whose
  * process has ended fails to read; it is closed, and opened again by path in case the pid was reused.
  */
 export function backendCpuSeconds(pid: number): number | undefined {

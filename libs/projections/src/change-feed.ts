@@ -158,7 +158,9 @@ async function projectsTouched(
     return [...unknown];
   };
   const unknownOfPart = unknownOf(part);
-  const found = await projectsOfFlags(client, [...unknownOf(all), ...unknownOfPart], unknownOfPart);
+  // the part's flags are mostly the whole's too: each name looked up once
+  const names = new Set([...unknownOf(all), ...unknownOfPart]);
+  const found = await projectsOfFlags(client, [...names], unknownOfPart);
   const list = ({ projects }: Touch, more: string[]): string[] | '*' =>
     projects === EVERY ? '*' : [...new Set([...projects, ...more])];
   return [list(all, found.projects), list(part, found.ofMarked)];
