@@ -23,7 +23,8 @@ trap cleanup EXIT INT TERM
 
 # the projector's heap is capped (package.json config.projectorNodeOptions): its live set is small, and an
 # uncapped heap grows lazily to ~350 MB under a 1M-event ingest (npm run bench); its garbage collection runs on
-# the main thread, which costs less CPU in all than V8's helper threads on a busy machine (docs/performance.md)
+# the main thread, which costs less CPU in all than V8's helper threads on a busy machine, and its young
+# generation is large enough for most of a batch to die young (docs/performance.md)
 projector_node_options="${npm_package_config_projectorNodeOptions:-$(node -p "require('./package.json').config.projectorNodeOptions")}"
 # shellcheck disable=SC2086 # the options are words
 node $projector_node_options -r ./scripts/dist-paths.js dist/apps/projector/src/main.js >> .run/projector.log 2>&1 &
