@@ -31,6 +31,14 @@ describe('a wrk script of random paths', () => {
     expect(script).toContain('wrk.format("GET", paths[math.random(n)])');
   });
 
+  it('waits a think time before each request when given one, and only then', () => {
+    expect(wrkPathsScript(['/a'])).not.toContain('delay');
+    expect(wrkPathsScript(['/a'], 25)).toContain(
+      'function delay()\n  return -math.log(1 - math.random()) * 25\nend',
+    );
+    expect(() => wrkPathsScript(['/a'], 0)).toThrow('a think time must be > 0 ms');
+  });
+
   it('refuses no paths, and paths it cannot write as plain Lua strings', () => {
     expect(() => wrkPathsScript([])).toThrow('no paths');
     expect(() => wrkPathsScript(['/é'])).toThrow('not a printable ASCII path');
@@ -72,6 +80,18 @@ describe('a load of random paths', () => {
     expect(under(`/${tool}/`)).toEqual([...paths].sort());
     expect(under('/')).toEqual(under(`/${tool}/`));
     expect(new Set(auth)).toEqual(new Set(['Bearer x']));
+  });
+
+  it.each(tools)('%s paced at a rate offers about that rate, over every path', async (tool) => {
+    // 4 connections at 200 requests/s in all for 2 s: about 400 requests (a Poisson stream: ±20), where
+    // the closed loop above sends thousands
+    const paths = Array.from({ length: 5 }, (_, i) => `/${tool}/paced/${i}`);
+    const r = await load(tool, origin, {}, 4, 2, paths, 200);
+    expect(r.non2xx).toBe(0);
+    expect(r.requests).toBeGreaterThan(280);
+    expect(r.requests).toBeLessThan(520);
+    expect(under(`/${tool}/paced/`)).toEqual([...paths].sort());
+    await expect(load(tool, origin, {}, 4, 1, undefined, 200)).rejects.toThrow('a paced load needs paths');
   });
 
   it.each(tools)('%s without paths loads the url as before', async (tool) => {

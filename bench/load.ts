@@ -65,10 +65,13 @@ function luaString(path: string): string {
 
 /**
  * A wrk script whose every request is a GET of one of `paths`, picked at random (each thread seeded
- * differently); the headers given with -H stay on every request.
+ * differently); the headers given with -H stay on every request. With `thinkMs`, each connection waits before
+ * each request for a time drawn from an exponential distribution of that mean (a client's think time: the
+ * connections' requests then arrive as a Poisson stream, not in lockstep).
  */
-export function wrkPathsScript(paths: readonly string[]): string {
+export function wrkPathsScript(paths: readonly string[], thinkMs?: number): string {
   if (paths.length === 0) throw new Error('no paths');
+  if (thinkMs !== undefined && !(thinkMs > 0)) throw new Error(`a think time must be > 0 ms, not ${thinkMs}`);
   return [
     'local paths = {',
     ...paths.map((p) => `  ${luaString(p)},`),
@@ -85,6 +88,9 @@ export function wrkPathsScript(paths: readonly string[]): string {
     'function request()',
     '  return wrk.format("GET", paths[math.random(n)])',
     'end',
+    ...(thinkMs === undefined
+      ? []
+      : ['function delay()', `  return -math.log(1 - math.random()) * ${thinkMs}`, 'end']),
     '',
   ].join('\n');
 }
@@ -92,7 +98,10 @@ export function wrkPathsScript(paths: readonly string[]): string {
 /**
  * Loads `url` with `connections` for `seconds`. With `paths`, `url` is the server's origin and every request
  * GETs one of `paths` picked at random (wrk: a generated Lua script; autocannon: a request whose
- * `setupRequest` picks the path).
+ * `setupRequest` picks the path). Without `rate`, each connection sends its next request as soon as the last
+ * is answered (a closed loop: the server's capacity). With `rate` (requests/s offered by all connections, and
+ * `paths`), clients that pause between requests: wrk's connections wait a random think time of mean
+ * `connections / rate` seconds before each request; autocannon caps its overall rate.
  */
 export async function load(
   tool: LoadTool,
@@ -101,8 +110,11 @@ export async function load(
   connections: number,
   seconds: number,
   paths?: readonly string[],
+  rate?: number,
 ): Promise<LoadResult> {
   if (paths && paths.length === 0) throw new Error('no paths');
+  if (rate !== undefined && (!paths || !(rate > 0)))
+    throw new Error('a paced load needs paths and a rate > 0');
   if (tool === 'wrk') {
     const args = ['-t', String(Math.min(2, connections)), '-c', String(connections), '-d', `${seconds}s`];
     args.push('--latency', '--timeout', '5s');
@@ -110,7 +122,10 @@ export async function load(
     const dir = paths ? mkdtempSync(join(tmpdir(), 'flaglens-wrk-')) : undefined;
     try {
       if (dir) {
-        writeFileSync(join(dir, 'paths.lua'), wrkPathsScript(paths!));
+        writeFileSync(
+          join(dir, 'paths.lua'),
+          wrkPathsScript(paths!, rate === undefined ? undefined : (connections * 1000) / rate),
+        );
         args.push('-s', join(dir, 'paths.lua'));
       }
       args.push(url);
@@ -128,6 +143,7 @@ export async function load(
     headers,
     connections,
     duration: seconds,
+    ...(rate !== undefined ? { overallRate: rate } : {}),
     ...(pick ? { requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: pick() }) }] } : {}),
   });
   return {

@@ -52,6 +52,11 @@ export interface MissLoadOptions {
   connections: number;
   seconds: number;
   /**
+   * requests/s offered by the paced load (`paced` in the result): the same connections and paths after the
+   * closed loop, each connection pausing a random think time between requests; none when undefined
+   */
+  pacedRate?: number;
+  /**
    * which paths the load reads: both kinds at random (the figure the issue asks for), or one kind alone, to
    * tell what each costs (`npm run bench -- --miss-only --miss-routes events`)
    */
@@ -111,6 +116,20 @@ export interface MissLoadResult {
    * loaded right after, with the same connections and duration, while the producer goes on
    */
   floor?: { bytes: number; reqPerSec: number; p50Ms: number; p99Ms: number };
+  /**
+   * the same reads by clients that pause between requests (`pacedRate` offered, the same connections, paths and
+   * duration, right after the floor, while the producer goes on): latency at a given load, where the closed loop
+   * above keeps the two cores saturated and its tail is the wait for a CPU
+   */
+  paced?: {
+    offeredPerSec: number;
+    reqPerSec: number;
+    p50Ms: number;
+    p99Ms: number;
+    non2xx: number;
+    requests: number;
+    cachedShare: number;
+  };
   /**
    * the machine's CPU during the load, by process group (ms per second; two cores give 2,000): what the api
    * shares the cores with (bench/machine-cpu.ts)
@@ -218,6 +237,12 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
   console.log(
     `[bench] miss load c=${o.connections} (${result.tool}, ${readsOf(o).join(' + ')} at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the overview's statement alone ${result.overviewStatementCpuUs ?? '?'} µs of backend CPU per execution, its activity alone ${result.overviewActivityCpuUs ?? '?'} µs; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
   );
+  if (result.paced) {
+    const q = result.paced;
+    console.log(
+      `[bench] miss load paced (${result.tool}, ${o.connections} connections pausing between requests, ${q.offeredPerSec} req/s offered, ${o.rate} events/s produced): ${q.reqPerSec} req/s, p50 ${q.p50Ms} ms, p99 ${q.p99Ms} ms, non-2xx ${q.non2xx}; cached ${q.cachedShare}`,
+    );
+  }
   return result;
 }
 
@@ -332,6 +357,7 @@ async function run(o: Sized): Promise<MissLoadResult> {
     let changeNotices: MissLoadResult['changeNotices'];
     let apiMainThread: MissLoadResult['apiMainThread'];
     let floor: MissLoadResult['floor'];
+    let paced: MissLoadResult['paced'];
     let machineCpu: MissLoadResult['machineCpu'];
     try {
       await sleep(1000); // the producer at its rate before the reads start
@@ -393,6 +419,29 @@ async function run(o: Sized): Promise<MissLoadResult> {
         );
         floor = { bytes: meanBytes, reqPerSec: f.reqPerSec, p50Ms: f.p50Ms, p99Ms: f.p99Ms };
       }
+      if (o.pacedRate !== undefined) {
+        const hitsBefore = cachedReplies((await httpGet(o.port, '/metrics')).text);
+        const p = await load(
+          o.tool,
+          `http://127.0.0.1:${o.port}`,
+          o.headers,
+          o.connections,
+          o.seconds,
+          paths,
+          o.pacedRate,
+        );
+        const n = p.requests ?? Math.round(p.reqPerSec * o.seconds);
+        const pacedHits = cachedReplies((await httpGet(o.port, '/metrics')).text) - hitsBefore;
+        paced = {
+          offeredPerSec: o.pacedRate,
+          reqPerSec: p.reqPerSec,
+          p50Ms: p.p50Ms,
+          p99Ms: p.p99Ms,
+          non2xx: p.non2xx,
+          requests: n,
+          cachedShare: Number((pacedHits / n).toFixed(3)),
+        };
+      }
       hits = cachedReplies(after) - hits0;
       const notices0 = noticesOf(before);
       changeNotices = Object.fromEntries(
@@ -441,6 +490,7 @@ async function run(o: Sized): Promise<MissLoadResult> {
       ...(changeNotices ? { changeNotices } : {}),
       ...(apiMainThread ? { apiMainThread } : {}),
       ...(floor ? { floor } : {}),
+      ...(paced ? { paced } : {}),
       ...(machineCpu ? { machineCpu } : {}),
       cachedShare: Number((hits / requests).toFixed(3)),
       targetRate: o.rate,

@@ -12,7 +12,9 @@
  *    (bench/floor-server.ts), loaded by the same tool (wrk where installed, else autocannon: bench/load.ts); each
  *    endpoint is reported as a ratio to its floor;
  *  - rebuild: the `rebuild` command over the same history (seconds, events/s, peak RSS);
- *  - misses: random flags and projects of an extra history while its flags change at the rate (bench/miss.ts);
+ *  - misses: random flags and projects of an extra history while its flags change at the rate (bench/miss.ts),
+ *    as fast as 50 connections go (a closed loop), then by 50 clients pausing between requests at a rate offered
+ *    (`--paced-rate N`, 2,000 req/s);
  *  - insights: the uncached report over 2 years × 200 projects, from stored weeks and computed in full
  *    (bench/insights.ts; 200,000 events, 20,000 with --quick).
  *  - with `--peer`: the real Unleash 6.10.1 and a fresh flaglens fed from it, read side by side (bench/peer.ts).
@@ -75,6 +77,11 @@ if (
   );
 const FRESHNESS_SECONDS = quick ? 3 : 20;
 const FRESHNESS_RATE = 5000;
+/**
+ * requests/s the paced miss load offers (`--paced-rate N`): its 50 clients pause between requests. 2,000/s is
+ * about six times what the real Unleash answers at most for a project's overview at 50 connections.
+ */
+const PACED_RATE = Number(argValue('--paced-rate') ?? (quick ? 500 : 2000));
 /** Markers of the first 2 s at the rate are sent but not counted (warm-up, as before the reads). */
 const FRESHNESS_WARMUP_TICKS = 20;
 const BIG_PROJECT_FLAGS = quick ? 500 : 5000;
@@ -441,6 +448,7 @@ async function main(): Promise<void> {
       rate: FRESHNESS_RATE,
       connections: 50,
       seconds: READ_SECONDS,
+      pacedRate: PACED_RATE,
       now: NOW,
     };
     if (cli.has('--miss-only')) {
@@ -1032,6 +1040,11 @@ function summary(r: Result, compareWith?: string): string {
     ...(r.miss
       ? [
           `| miss load c=${r.miss.connections} (${r.miss.tool}, ${r.miss.seconds} s): ${r.miss.flags} flags' events and ${r.miss.projects} projects' overviews at random, while ${r.miss.targetRate} events/s on those flags are produced: req/s, p50, p99, non-2xx | ${r.miss.reqPerSec}${delta(r.miss.reqPerSec, prev?.miss?.reqPerSec)}, ${r.miss.p50Ms} ms, ${r.miss.p99Ms} ms, ${r.miss.non2xx}; api CPU ${r.miss.apiCpuMsPerRequest ?? '?'} ms per request; the overview's statement alone ${r.miss.overviewStatementCpuUs ?? '?'} µs of backend CPU per execution, its activity alone ${r.miss.overviewActivityCpuUs ?? '?'} µs | p99 ≤ 20 ms: ${met(r.miss.p99Ms <= 20 && r.miss.non2xx === 0)} |`,
+          ...(r.miss.paced
+            ? [
+                `| miss load paced: the same reads by ${r.miss.connections} clients pausing between requests (a random think time), ${r.miss.paced.offeredPerSec} req/s offered, while ${r.miss.targetRate} events/s are produced: req/s, p50, p99, non-2xx, from the caches | ${r.miss.paced.reqPerSec}, ${r.miss.paced.p50Ms} ms, ${r.miss.paced.p99Ms} ms, ${r.miss.paced.non2xx}, ${(r.miss.paced.cachedShare * 100).toFixed(1)}% | p99 ≤ 20 ms: ${met(r.miss.paced.p99Ms <= 20 && r.miss.paced.non2xx === 0)} |`,
+              ]
+            : []),
           `| miss load: answers from the caches; ingest during it (produced, projected, projector lag p50/max) | ${r.miss.cachedReplies} of ${r.miss.requests} (${(r.miss.cachedShare * 100).toFixed(1)}%); ${r.miss.producedPerSec}/s, ${r.miss.appliedPerSec}/s, lag ${r.miss.lagP50}/${r.miss.lagMax} events | |`,
           ...(r.miss.machineCpu
             ? [
