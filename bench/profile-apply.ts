@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     url: db.url,
     max: 2,
     options: searchPathOption(schema),
-    prepared: process.env.PROFILE_UNPREPARED ? false : true, // as the projector runs; the variable: as before
+    prepared: !process.env.PROFILE_UNPREPARED, // as the projector runs; the variable: as before
   });
   const stages = new Map<string, number>();
   const cpu = new Map<string, number>();
