@@ -129,7 +129,9 @@ export interface MissLoadResult {
     non2xx: number;
     requests: number;
     cachedShare: number;
-  };
+    /** the floor route at the same pace, right after, under the same ingest: the tail any server gets here */
+    floor?: { reqPerSec: number; p50Ms: number; p99Ms: number };
+  } & ApiFigures;
   /**
    * the machine's CPU during the load, by process group (ms per second; two cores give 2,000): what the api
    * shares the cores with (bench/machine-cpu.ts)
@@ -152,6 +154,18 @@ export interface MissLoadResult {
   lagMax: number;
   lagEnd: number;
 }
+
+/** What the api, the ingest and the machine did during a load: the closed loop's and the paced one's. */
+type ApiFigures = Pick<
+  MissLoadResult,
+  | 'apiGc'
+  | 'apiEventLoopDelayMaxMs'
+  | 'apiEventLoopDelayP99Ms'
+  | 'apiServerMs'
+  | 'changeNotices'
+  | 'apiMainThread'
+  | 'machineCpu'
+>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const project = (p: number) => `miss-p-${p}`;
@@ -240,7 +254,7 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
   if (result.paced) {
     const q = result.paced;
     console.log(
-      `[bench] miss load paced (${result.tool}, ${o.connections} connections pausing between requests, ${q.offeredPerSec} req/s offered, ${o.rate} events/s produced): ${q.reqPerSec} req/s, p50 ${q.p50Ms} ms, p99 ${q.p99Ms} ms, non-2xx ${q.non2xx}; cached ${q.cachedShare}`,
+      `[bench] miss load paced (${result.tool}, ${o.connections} connections pausing between requests, ${q.offeredPerSec} req/s offered, ${o.rate} events/s produced): ${q.reqPerSec} req/s, p50 ${q.p50Ms} ms, p99 ${q.p99Ms} ms, non-2xx ${q.non2xx}; cached ${q.cachedShare}; the floor at the same pace ${q.floor ? `${q.floor.reqPerSec} req/s, p50 ${q.floor.p50Ms} ms, p99 ${q.floor.p99Ms} ms` : '?'}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(q.apiServerMs ?? {})}; api event-loop delay max ${q.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${q.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(q.apiGc ?? {})}; change notices ${JSON.stringify(q.changeNotices ?? {})}; the api's main thread per s: ${JSON.stringify(q.apiMainThread ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(q.machineCpu ?? {})}`,
     );
   }
   return result;
@@ -349,16 +363,9 @@ async function run(o: Sized): Promise<MissLoadResult> {
       }
     })();
     let r: Awaited<ReturnType<typeof load>>;
-    let hits: number, producedPerSec: number, appliedPerSec: number, apiCpuMs: number;
-    let apiGc: MissLoadResult['apiGc'];
-    let elMax = NaN;
-    let elP99 = NaN;
-    let apiServerMs: MissLoadResult['apiServerMs'];
-    let changeNotices: MissLoadResult['changeNotices'];
-    let apiMainThread: MissLoadResult['apiMainThread'];
+    let closed: ApiWatch;
     let floor: MissLoadResult['floor'];
     let paced: MissLoadResult['paced'];
-    let machineCpu: MissLoadResult['machineCpu'];
     try {
       await sleep(1000); // the producer at its rate before the reads start
       const paths = [
@@ -377,87 +384,40 @@ async function run(o: Sized): Promise<MissLoadResult> {
           (await httpGet(o.port, paths[Math.floor(Math.random() * paths.length)], o.headers)).text,
         );
       const meanBytes = Math.round(sampled / 50);
-      // the api's metrics now (this also starts its event-loop delay histogram afresh) and after the load
-      const before = (await httpGet(o.port, '/metrics')).text;
-      const gc0 = gcOf(before);
-      const hits0 = cachedReplies(before);
-      const produced0 = produced;
-      const applied0 = await o.applied();
-      const l0 = Date.now();
-      const cpu0 = cpuMs(o.apiPid);
-      const sched0 = schedMs(o.apiPid);
-      const machine0 = cpuSnapshot();
-      r = await load(o.tool, `http://127.0.0.1:${o.port}`, o.headers, o.connections, o.seconds, paths);
-      // the load's end: every figure per second is over the same span
-      const machine1 = cpuSnapshot();
-      const loadSeconds = (Date.now() - l0) / 1000;
-      apiCpuMs = cpuMs(o.apiPid) - cpu0;
-      const sched1 = schedMs(o.apiPid);
-      const producedDuring = produced - produced0;
-      const appliedDuring = (await o.applied()) - applied0;
-      machineCpu = cpuByGroup(machine0, machine1, loadSeconds, {
-        apiPid: o.apiPid,
-        projectorPid: o.projectorPid,
-        benchPid: process.pid,
-        backends: (await o.backends?.()) ?? new Map(),
-      });
-      if (sched0 && sched1)
-        apiMainThread = {
-          runMsPerSec: Math.round((sched1.runMs - sched0.runMs) / loadSeconds),
-          waitMsPerSec: Math.round((sched1.waitMs - sched0.waitMs) / loadSeconds),
-        };
-      producedPerSec = Math.round(producedDuring / loadSeconds);
-      appliedPerSec = Math.round(appliedDuring / loadSeconds);
-      const after = (await httpGet(o.port, '/metrics')).text;
+      const counts = { produced: () => produced, applied: o.applied };
+      const origin = `http://127.0.0.1:${o.port}`;
+      [r, closed] = await watched(o, counts, () =>
+        load(o.tool, origin, o.headers, o.connections, o.seconds, paths),
+      );
+      const floorOrigin = `http://127.0.0.1:${o.floorPort}`;
+      const floorPath = [`/floor/${meanBytes}`];
       if (o.floorPort !== undefined) {
-        const f = await load(
-          o.tool,
-          `http://127.0.0.1:${o.floorPort}/floor/${meanBytes}`,
-          o.headers,
-          o.connections,
-          o.seconds,
-        );
+        const f = await load(o.tool, floorOrigin, o.headers, o.connections, o.seconds, floorPath);
         floor = { bytes: meanBytes, reqPerSec: f.reqPerSec, p50Ms: f.p50Ms, p99Ms: f.p99Ms };
       }
       if (o.pacedRate !== undefined) {
-        const hitsBefore = cachedReplies((await httpGet(o.port, '/metrics')).text);
-        const p = await load(
-          o.tool,
-          `http://127.0.0.1:${o.port}`,
-          o.headers,
-          o.connections,
-          o.seconds,
-          paths,
-          o.pacedRate,
+        const rate = o.pacedRate;
+        const [p, w] = await watched(o, counts, () =>
+          load(o.tool, origin, o.headers, o.connections, o.seconds, paths, rate),
         );
         const n = p.requests ?? Math.round(p.reqPerSec * o.seconds);
-        const pacedHits = cachedReplies((await httpGet(o.port, '/metrics')).text) - hitsBefore;
+        // the floor at the same pace under the same ingest: the tail the machine and the tool give any server
+        const f =
+          o.floorPort === undefined
+            ? undefined
+            : await load(o.tool, floorOrigin, o.headers, o.connections, o.seconds, floorPath, rate);
         paced = {
-          offeredPerSec: o.pacedRate,
+          offeredPerSec: rate,
           reqPerSec: p.reqPerSec,
           p50Ms: p.p50Ms,
           p99Ms: p.p99Ms,
           non2xx: p.non2xx,
           requests: n,
-          cachedShare: Number((pacedHits / n).toFixed(3)),
+          cachedShare: Number((w.cachedReplies / n).toFixed(3)),
+          ...(f ? { floor: { reqPerSec: f.reqPerSec, p50Ms: f.p50Ms, p99Ms: f.p99Ms } } : {}),
+          ...watchFigures(w),
         };
       }
-      hits = cachedReplies(after) - hits0;
-      const notices0 = noticesOf(before);
-      changeNotices = Object.fromEntries(
-        [...noticesOf(after)].map(([scope, n]) => [scope, n - (notices0.get(scope) ?? 0)]),
-      );
-      apiGc = {};
-      for (const [kind, e] of gcOf(after)) {
-        const b = gc0.get(kind) ?? { seconds: 0, count: 0 };
-        apiGc[kind] = { seconds: Number((e.seconds - b.seconds).toFixed(3)), count: e.count - b.count };
-      }
-      elMax = gauge(after, 'nodejs_eventloop_lag_max_seconds') * 1000;
-      apiServerMs = {
-        events: serverTimes(before, after, '/api/admin/events/:featureName'),
-        overview: serverTimes(before, after, '/api/admin/projects/:projectId/overview'),
-      };
-      elP99 = gauge(after, 'nodejs_eventloop_lag_p99_seconds') * 1000;
     } finally {
       stop = true;
       await Promise.all([producing, sampling]);
@@ -481,21 +441,17 @@ async function run(o: Sized): Promise<MissLoadResult> {
       p99Ms: r.p99Ms,
       non2xx: r.non2xx,
       requests,
-      ...(Number.isFinite(apiCpuMs) ? { apiCpuMsPerRequest: Number((apiCpuMs / requests).toFixed(3)) } : {}),
-      cachedReplies: hits,
-      ...(apiGc ? { apiGc } : {}),
-      ...(Number.isFinite(elMax) ? { apiEventLoopDelayMaxMs: Number(elMax.toFixed(1)) } : {}),
-      ...(Number.isFinite(elP99) ? { apiEventLoopDelayP99Ms: Number(elP99.toFixed(1)) } : {}),
-      ...(apiServerMs ? { apiServerMs } : {}),
-      ...(changeNotices ? { changeNotices } : {}),
-      ...(apiMainThread ? { apiMainThread } : {}),
+      ...(Number.isFinite(closed.apiCpuMs)
+        ? { apiCpuMsPerRequest: Number((closed.apiCpuMs / requests).toFixed(3)) }
+        : {}),
+      cachedReplies: closed.cachedReplies,
+      ...watchFigures(closed),
       ...(floor ? { floor } : {}),
       ...(paced ? { paced } : {}),
-      ...(machineCpu ? { machineCpu } : {}),
-      cachedShare: Number((hits / requests).toFixed(3)),
+      cachedShare: Number((closed.cachedReplies / requests).toFixed(3)),
       targetRate: o.rate,
-      producedPerSec,
-      appliedPerSec,
+      producedPerSec: closed.producedPerSec,
+      appliedPerSec: closed.appliedPerSec,
       lagP50: pct(lags, 50),
       lagMax: Math.max(0, ...lags),
       lagEnd,
@@ -503,4 +459,102 @@ async function run(o: Sized): Promise<MissLoadResult> {
   } finally {
     await producer.disconnect();
   }
+}
+
+/** What the api, the ingest and the machine did during one load (bench/miss.ts `watched`). */
+interface ApiWatch {
+  /** the api's CPU time during the load, ms (NaN where unreadable) */
+  apiCpuMs: number;
+  cachedReplies: number;
+  producedPerSec: number;
+  appliedPerSec: number;
+  apiGc: Record<string, { seconds: number; count: number }>;
+  /** the event loop's delay over the load, ms (NaN when the metrics lack it) */
+  elMax: number;
+  elP99: number;
+  apiServerMs: Record<'events' | 'overview', { requests: number; p50: number; p99: number }>;
+  changeNotices: Record<string, number>;
+  apiMainThread?: { runMsPerSec: number; waitMsPerSec: number };
+  machineCpu: Record<CpuGroup | 'total', number>;
+}
+
+/**
+ * Runs one load and reads, around it, the api's metrics (reading them also starts its event-loop delay
+ * histogram afresh), its CPU and main thread, the machine's CPU by process, and the events produced and
+ * projected: every figure per second is over the load's own span.
+ */
+async function watched<T>(
+  o: Sized,
+  counts: { produced: () => number; applied: () => Promise<number> },
+  run: () => Promise<T>,
+): Promise<[T, ApiWatch]> {
+  const before = (await httpGet(o.port, '/metrics')).text;
+  const produced0 = counts.produced();
+  const applied0 = await counts.applied();
+  const l0 = Date.now();
+  const cpu0 = cpuMs(o.apiPid);
+  const sched0 = schedMs(o.apiPid);
+  const machine0 = cpuSnapshot();
+  const result = await run();
+  const machine1 = cpuSnapshot();
+  const seconds = (Date.now() - l0) / 1000;
+  const apiCpuMs = cpuMs(o.apiPid) - cpu0;
+  const sched1 = schedMs(o.apiPid);
+  const producedDuring = counts.produced() - produced0;
+  const appliedDuring = (await counts.applied()) - applied0;
+  const machineCpu = cpuByGroup(machine0, machine1, seconds, {
+    apiPid: o.apiPid,
+    projectorPid: o.projectorPid,
+    benchPid: process.pid,
+    backends: (await o.backends?.()) ?? new Map(),
+  });
+  const after = (await httpGet(o.port, '/metrics')).text;
+  const gc0 = gcOf(before);
+  const apiGc: ApiWatch['apiGc'] = {};
+  for (const [kind, e] of gcOf(after)) {
+    const b = gc0.get(kind) ?? { seconds: 0, count: 0 };
+    apiGc[kind] = { seconds: Number((e.seconds - b.seconds).toFixed(3)), count: e.count - b.count };
+  }
+  const notices0 = noticesOf(before);
+  return [
+    result,
+    {
+      apiCpuMs,
+      cachedReplies: cachedReplies(after) - cachedReplies(before),
+      producedPerSec: Math.round(producedDuring / seconds),
+      appliedPerSec: Math.round(appliedDuring / seconds),
+      apiGc,
+      elMax: gauge(after, 'nodejs_eventloop_lag_max_seconds') * 1000,
+      elP99: gauge(after, 'nodejs_eventloop_lag_p99_seconds') * 1000,
+      apiServerMs: {
+        events: serverTimes(before, after, '/api/admin/events/:featureName'),
+        overview: serverTimes(before, after, '/api/admin/projects/:projectId/overview'),
+      },
+      changeNotices: Object.fromEntries(
+        [...noticesOf(after)].map(([scope, n]) => [scope, n - (notices0.get(scope) ?? 0)]),
+      ),
+      ...(sched0 && sched1
+        ? {
+            apiMainThread: {
+              runMsPerSec: Math.round((sched1.runMs - sched0.runMs) / seconds),
+              waitMsPerSec: Math.round((sched1.waitMs - sched0.waitMs) / seconds),
+            },
+          }
+        : {}),
+      machineCpu,
+    },
+  ];
+}
+
+/** The figures of a watched load that both the closed loop's result and the paced one report. */
+function watchFigures(w: ApiWatch): ApiFigures {
+  return {
+    apiGc: w.apiGc,
+    ...(Number.isFinite(w.elMax) ? { apiEventLoopDelayMaxMs: Number(w.elMax.toFixed(1)) } : {}),
+    ...(Number.isFinite(w.elP99) ? { apiEventLoopDelayP99Ms: Number(w.elP99.toFixed(1)) } : {}),
+    apiServerMs: w.apiServerMs,
+    changeNotices: w.changeNotices,
+    ...(w.apiMainThread ? { apiMainThread: w.apiMainThread } : {}),
+    machineCpu: w.machineCpu,
+  };
 }
