@@ -12,7 +12,7 @@ export class HttpMetrics {
       name: METRIC.httpDuration,
       help: 'HTTP request duration by method, route pattern and status code',
       labelNames: [LABEL.method, LABEL.route, LABEL.status],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      buckets: [0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [metrics.registry],
     });
   }
