@@ -18,7 +18,7 @@
  *  - insights: the uncached report over 2 years × 200 projects, from stored weeks and computed in full
  *    (bench/insights.ts; 200,000 events, 20,000 with --quick).
  *  - with `--peer`: the real Unleash 6.10.1 and a fresh flaglens fed from it, read side by side (bench/peer.ts).
- * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness, `--miss-only` runs the miss load right after the ingest (`--miss-routes events|overview`: one kind of path alone). `--projectors N` (with `--ingest-only`) ingests with N projectors in one group, as a deployment of several replicas does. Results: bench/results/<UTC timestamp>.json and .md.
+ * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness, `--miss-only` runs the miss load right after the ingest (`--miss-routes events|overview`: one kind of path alone). `--projectors N` (with `--ingest-only`) ingests with N projectors in one group, as a deployment of several replicas does. `--api-priority N` starts the api and the floor server each in a scheduling group of its own at nice N (bench/priority.ts). Results: bench/results/<UTC timestamp>.json and .md.
  */
 import 'reflect-metadata';
 import { execFileSync, execSync, spawn, ChildProcess } from 'node:child_process';
@@ -60,6 +60,7 @@ import { bucketQuantile, histogramBuckets } from './histogram-text';
 import { insightsStage, type InsightsFigures } from './insights';
 import { benchPeer, peerMarkdown, type PeerResult } from './peer';
 import { CHANGE_TYPES, flagChangeEvent, projectCreatedEvent } from './bench-events';
+import { parsePriority, setAutogroupNice } from './priority';
 
 const ROOT = join(__dirname, '..');
 const cli = cliArgs();
@@ -82,6 +83,27 @@ const FRESHNESS_RATE = 5000;
  * about six times what the real Unleash answers at most for a project's overview at 50 connections.
  */
 const PACED_RATE = Number(argValue('--paced-rate') ?? (quick ? 500 : 2000));
+for (const [flag, n] of [
+  ['--events', BULK_EVENTS],
+  ['--read-seconds', READ_SECONDS],
+  ['--paced-rate', PACED_RATE],
+] as const)
+  if (!Number.isInteger(n) || n <= 0) {
+    console.error(`${flag} takes a whole number > 0, not ${JSON.stringify(argValue(flag))}`);
+    process.exit(2);
+  }
+/**
+ * `--api-priority N` (a nice value, -20 to 19): the api, and the floor server it is compared with, each start in a
+ * session of their own whose scheduling group gets that nice value (bench/priority.ts), as a deployment gives the
+ * api's container a CPU weight of its own; none by default (they share the bench's session and its group).
+ */
+let API_PRIORITY: number | undefined;
+try {
+  API_PRIORITY = parsePriority('--api-priority', argValue('--api-priority'));
+} catch (e) {
+  console.error((e as Error).message);
+  process.exit(2);
+}
 /** Markers of the first 2 s at the rate are sent but not counted (warm-up, as before the reads). */
 const FRESHNESS_WARMUP_TICKS = 20;
 const BIG_PROJECT_FLAGS = quick ? 500 : 5000;
@@ -190,9 +212,15 @@ async function startFloor(
       join(__dirname, 'floor-server.ts'),
       String(port),
     ],
-    { cwd: ROOT, env: { ...process.env, FLOOR_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] },
+    {
+      cwd: ROOT,
+      env: { ...process.env, FLOOR_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: API_PRIORITY !== undefined,
+    },
   );
   children.push(floor);
+  if (API_PRIORITY !== undefined) setAutogroupNice(floor.pid!, API_PRIORITY);
   await new Promise<void>((resolve, reject) => {
     floor.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
     floor.once('exit', (c) => reject(new Error(`the floor server exited with ${c}`)));
@@ -277,6 +305,12 @@ async function main(): Promise<void> {
   const pg = new Client({ connectionString: db.url });
   await pg.connect();
   const children: ChildProcess[] = [];
+  // children in sessions of their own (--api-priority) do not get the terminal's signals: stopped here
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      for (const c of children) c.kill('SIGTERM');
+      process.exit(130);
+    });
   const env = {
     DATABASE_URL: db.url,
     KAFKA_BROKERS: BROKERS,
@@ -416,8 +450,15 @@ async function main(): Promise<void> {
 
     // the api, with authentication on: a token for the initial admin, issued with the CLI
     const port = await freePort();
-    const api = startBuiltApp('api', { ...env, PORT: String(port) });
+    const api = startBuiltApp('api', { ...env, PORT: String(port) }, undefined, API_PRIORITY !== undefined);
     children.push(api);
+    if (API_PRIORITY !== undefined) {
+      setAutogroupNice(api.pid!, API_PRIORITY);
+      result.apiPriority = API_PRIORITY;
+      console.log(
+        `[bench] the api in a scheduling group of its own at nice ${API_PRIORITY}, as the floor server`,
+      );
+    }
     const token = execFileSync(
       process.execPath,
       [join(ROOT, 'bin', 'flaglens.js'), 'token', 'create', '--user', 'admin', '--name', 'bench'],
@@ -851,6 +892,8 @@ interface Result {
   startedAt: string;
   quick: boolean;
   machine: Record<string, unknown>;
+  /** `--api-priority`: the autogroup nice value of the api and the floor server, each in a session of its own */
+  apiPriority?: number;
   ingest: Record<string, number>;
   /** the three loads of the COPY ceiling, events/s (`ingest.copyCeilingPerSec` is their median) */
   ingestCeilingRuns?: number[];
@@ -987,7 +1030,7 @@ function summary(r: Result, compareWith?: string): string {
   return [
     `# flaglens bench${r.quick ? ' (quick: small data, no thresholds)' : ''}`,
     '',
-    `${r.startedAt}; ${r.machine.cores} cores, ${r.machine.cpu}, Node ${r.machine.node}, Postgres ${r.machine.postgres}, Kafka ${r.machine.kafka}`,
+    `${r.startedAt}; ${r.machine.cores} cores, ${r.machine.cpu}, Node ${r.machine.node}, Postgres ${r.machine.postgres}, Kafka ${r.machine.kafka}${r.apiPriority !== undefined ? `; the api and the floor each in a scheduling group of its own at nice ${r.apiPriority} (--api-priority)` : ''}`,
     '',
     '| figure | value | target |',
     '|---|---|---|',

@@ -80,12 +80,16 @@ function profilerFlags(): string[] {
 
 /**
  * Starts one of the apps as the product runs it: compiled (`npm run build` first), with its node flags
- * (`appNodeOptions`). For the bench and the chaos run, which measure the real processes.
+ * (`appNodeOptions`). For the bench and the chaos run, which measure the real processes. `ownSession`: in a
+ * session of its own (setsid), so that it is a scheduling group of its own under Linux's autogroups, as a
+ * container is under its cgroup (bench/priority.ts); the caller must stop it, as a signal to its own group no
+ * longer reaches it.
  */
 export function startBuiltApp(
   app: 'api' | 'projector',
   env: Record<string, string>,
   stdio: StdioOptions = ['ignore', 'ignore', 'inherit'],
+  ownSession = false,
 ): ChildProcess {
   return spawn(
     process.execPath,
@@ -96,6 +100,6 @@ export function startBuiltApp(
       join(ROOT, 'scripts', 'dist-paths.js'),
       join(ROOT, 'dist', 'apps', app, 'src', 'main.js'),
     ],
-    { cwd: ROOT, env: { ...process.env, ...env }, stdio },
+    { cwd: ROOT, env: { ...process.env, ...env }, stdio, detached: ownSession },
   );
 }
