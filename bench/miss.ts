@@ -415,7 +415,7 @@ async function run(o: Sized): Promise<MissLoadResult> {
           requests: n,
           cachedShare: Number((w.cachedReplies / n).toFixed(3)),
           ...(f ? { floor: { reqPerSec: f.reqPerSec, p50Ms: f.p50Ms, p99Ms: f.p99Ms } } : {}),
-          ...watchFigures(w),
+          ...w.figures,
         };
       }
     } finally {
@@ -445,7 +445,7 @@ async function run(o: Sized): Promise<MissLoadResult> {
         ? { apiCpuMsPerRequest: Number((closed.apiCpuMs / requests).toFixed(3)) }
         : {}),
       cachedReplies: closed.cachedReplies,
-      ...watchFigures(closed),
+      ...closed.figures,
       ...(floor ? { floor } : {}),
       ...(paced ? { paced } : {}),
       cachedShare: Number((closed.cachedReplies / requests).toFixed(3)),
@@ -462,20 +462,14 @@ async function run(o: Sized): Promise<MissLoadResult> {
 }
 
 /** What the api, the ingest and the machine did during one load (bench/miss.ts `watched`). */
+/** What a watched load reports besides its figures (`ApiFigures`, which go into the result as they are). */
 interface ApiWatch {
   /** the api's CPU time during the load, ms (NaN where unreadable) */
   apiCpuMs: number;
   cachedReplies: number;
   producedPerSec: number;
   appliedPerSec: number;
-  apiGc: Record<string, { seconds: number; count: number }>;
-  /** the event loop's delay over the load, ms (NaN when the metrics lack it) */
-  elMax: number;
-  elP99: number;
-  apiServerMs: Record<'events' | 'overview', { requests: number; p50: number; p99: number }>;
-  changeNotices: Record<string, number>;
-  apiMainThread?: { runMsPerSec: number; waitMsPerSec: number };
-  machineCpu: Record<CpuGroup | 'total', number>;
+  figures: ApiFigures;
 }
 
 /**
@@ -510,12 +504,14 @@ async function watched<T>(
   });
   const after = (await httpGet(o.port, '/metrics')).text;
   const gc0 = gcOf(before);
-  const apiGc: ApiWatch['apiGc'] = {};
+  const apiGc: NonNullable<ApiFigures['apiGc']> = {};
   for (const [kind, e] of gcOf(after)) {
     const b = gc0.get(kind) ?? { seconds: 0, count: 0 };
     apiGc[kind] = { seconds: Number((e.seconds - b.seconds).toFixed(3)), count: e.count - b.count };
   }
   const notices0 = noticesOf(before);
+  const elMax = gauge(after, 'nodejs_eventloop_lag_max_seconds') * 1000;
+  const elP99 = gauge(after, 'nodejs_eventloop_lag_p99_seconds') * 1000;
   return [
     result,
     {
@@ -523,38 +519,27 @@ async function watched<T>(
       cachedReplies: cachedReplies(after) - cachedReplies(before),
       producedPerSec: Math.round(producedDuring / seconds),
       appliedPerSec: Math.round(appliedDuring / seconds),
-      apiGc,
-      elMax: gauge(after, 'nodejs_eventloop_lag_max_seconds') * 1000,
-      elP99: gauge(after, 'nodejs_eventloop_lag_p99_seconds') * 1000,
-      apiServerMs: {
-        events: serverTimes(before, after, '/api/admin/events/:featureName'),
-        overview: serverTimes(before, after, '/api/admin/projects/:projectId/overview'),
+      figures: {
+        apiGc,
+        ...(Number.isFinite(elMax) ? { apiEventLoopDelayMaxMs: Number(elMax.toFixed(1)) } : {}),
+        ...(Number.isFinite(elP99) ? { apiEventLoopDelayP99Ms: Number(elP99.toFixed(1)) } : {}),
+        apiServerMs: {
+          events: serverTimes(before, after, '/api/admin/events/:featureName'),
+          overview: serverTimes(before, after, '/api/admin/projects/:projectId/overview'),
+        },
+        changeNotices: Object.fromEntries(
+          [...noticesOf(after)].map(([scope, n]) => [scope, n - (notices0.get(scope) ?? 0)]),
+        ),
+        ...(sched0 && sched1
+          ? {
+              apiMainThread: {
+                runMsPerSec: Math.round((sched1.runMs - sched0.runMs) / seconds),
+                waitMsPerSec: Math.round((sched1.waitMs - sched0.waitMs) / seconds),
+              },
+            }
+          : {}),
+        machineCpu,
       },
-      changeNotices: Object.fromEntries(
-        [...noticesOf(after)].map(([scope, n]) => [scope, n - (notices0.get(scope) ?? 0)]),
-      ),
-      ...(sched0 && sched1
-        ? {
-            apiMainThread: {
-              runMsPerSec: Math.round((sched1.runMs - sched0.runMs) / seconds),
-              waitMsPerSec: Math.round((sched1.waitMs - sched0.waitMs) / seconds),
-            },
-          }
-        : {}),
-      machineCpu,
     },
   ];
-}
-
-/** The figures of a watched load that both the closed loop's result and the paced one report. */
-function watchFigures(w: ApiWatch): ApiFigures {
-  return {
-    apiGc: w.apiGc,
-    ...(Number.isFinite(w.elMax) ? { apiEventLoopDelayMaxMs: Number(w.elMax.toFixed(1)) } : {}),
-    ...(Number.isFinite(w.elP99) ? { apiEventLoopDelayP99Ms: Number(w.elP99.toFixed(1)) } : {}),
-    apiServerMs: w.apiServerMs,
-    changeNotices: w.changeNotices,
-    ...(w.apiMainThread ? { apiMainThread: w.apiMainThread } : {}),
-    machineCpu: w.machineCpu,
-  };
 }
