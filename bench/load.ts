@@ -101,7 +101,7 @@ export function wrkPathsScript(paths: readonly string[], thinkMs?: number): stri
  * `setupRequest` picks the path). Without `rate`, each connection sends its next request as soon as the last
  * is answered (a closed loop: the server's capacity). With `rate` (requests/s offered by all connections, and
  * `paths`), clients that pause between requests: wrk's connections wait a random think time of mean
- * `connections / rate` seconds before each request; autocannon caps its overall rate.
+ * `connections / rate` seconds before each request (wrk only: autocannon's rate is bursts).
  */
 export async function load(
   tool: LoadTool,
@@ -115,6 +115,10 @@ export async function load(
   if (paths && paths.length === 0) throw new Error('no paths');
   if (rate !== undefined && (!paths || !(rate > 0)))
     throw new Error('a paced load needs paths and a rate > 0');
+  // autocannon's rate is a budget per connection and second, sent in a burst as each second starts (and a
+  // budget more at the end): not a paced load
+  if (rate !== undefined && tool !== 'wrk')
+    throw new Error('a paced load needs wrk: autocannon sends each second of its rate in a burst');
   if (tool === 'wrk') {
     const args = ['-t', String(Math.min(2, connections)), '-c', String(connections), '-d', `${seconds}s`];
     args.push('--latency', '--timeout', '5s');
@@ -143,7 +147,6 @@ export async function load(
     headers,
     connections,
     duration: seconds,
-    ...(rate !== undefined ? { overallRate: rate } : {}),
     ...(pick ? { requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: pick() }) }] } : {}),
   });
   return {

@@ -395,7 +395,9 @@ async function run(o: Sized): Promise<MissLoadResult> {
         const f = await load(o.tool, floorOrigin, o.headers, o.connections, o.seconds, floorPath);
         floor = { bytes: meanBytes, reqPerSec: f.reqPerSec, p50Ms: f.p50Ms, p99Ms: f.p99Ms };
       }
-      if (o.pacedRate !== undefined) {
+      if (o.pacedRate !== undefined && o.tool !== 'wrk')
+        console.log('[bench] miss load paced: skipped, a paced load needs wrk (bench/load.ts)');
+      else if (o.pacedRate !== undefined) {
         const rate = o.pacedRate;
         const [p, w] = await watched(o, counts, () =>
           load(o.tool, origin, o.headers, o.connections, o.seconds, paths, rate),
