@@ -11,9 +11,10 @@
 #    ceiling of that run (the ratio is per run), and the projector's and Postgres backends' CPU µs per event
 #    (where the checkout prints them);
 #  - miss: `npm run bench -- --miss-only --events 20000 --read-seconds S` (the reads that miss, while 5,000
-#    events/s are ingested): req/s, p50 and p99, the api's CPU per request and its Postgres backends' CPU per
-#    request (ms/s of the backends ÷ req/s), and the ingest's own CPU beside it: the projector's and its Postgres
-#    backends' ms per second of load.
+#    events/s are ingested): the closed loop's req/s, p50 and p99, the api's CPU per request and its Postgres
+#    backends' CPU per request (ms/s of the backends ÷ req/s); the paced load's req/s, p50 and p99 and its
+#    floor's p99 (where the checkout runs it); and the ingest's own CPU beside it: the projector's and its
+#    Postgres backends' ms per second of load.
 # The figures go to bench/results/<stage>-ab-<UTC timestamp>.json, with the medians.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,6 +41,8 @@ bash scripts/infra.sh up >/dev/null
 
 # the first number after a sed pattern's prefix in the output, or empty
 pick() { echo "$out" | sed -n "s/$1/\\1/p" | tail -1; }
+# the same in one line of the output
+field() { echo "$1" | sed -n "s/$2/\\1/p" | tail -1; }
 
 runs=()
 one() { # <label> <dir>
@@ -61,21 +64,28 @@ one() { # <label> <dir>
     echo "[ab] round $r $1: $rate events/s, COPY ceiling $ceiling/s, CPU µs/event projector ${cpu:-?} Postgres ${pgcpu:-?}" >&2
     runs+=("{\"round\":$r,\"checkout\":\"$1\",\"eventsPerSec\":$rate,\"copyCeilingPerSec\":$ceiling,\"projectorCpuUsPerEvent\":${cpu:-null},\"postgresCpuUsPerEvent\":${pgcpu:-null}}")
   else
-    local rps p50 p99 apicpu pgms
-    rps="$(pick '.*\[bench\] miss load [^:]*: \([0-9]*\) req\/s.*')"
-    p50="$(pick '.*\[bench\] miss load [^:]*: [0-9]* req\/s, p50 \([0-9.]*\) ms.*')"
-    p99="$(pick '.*\[bench\] miss load [^:]*: [0-9]* req\/s, p50 [0-9.]* ms, p99 \([0-9.]*\) ms.*')"
-    apicpu="$(pick '.*\[bench\] miss load .*; api CPU \([0-9.]*\) ms\/request.*')"
-    pgms="$(pick '.*\[bench\] miss load .*"api Postgres backends":\([0-9]*\).*')"
+    local closed paced rps p50 p99 apicpu pgms prps pp50 pp99 pfloor
+    # the closed loop's line and the paced load's line (checkouts before the paced load print only the first)
+    closed="$(echo "$out" | grep '\[bench\] miss load c=' | tail -1)"
+    paced="$(echo "$out" | grep '\[bench\] miss load paced (' | tail -1)"
+    rps="$(field "$closed" '.*produced): \([0-9]*\) req\/s.*')"
+    p50="$(field "$closed" '.*produced): [0-9]* req\/s, p50 \([0-9.]*\) ms.*')"
+    p99="$(field "$closed" '.*produced): [0-9]* req\/s, p50 [0-9.]* ms, p99 \([0-9.]*\) ms.*')"
+    apicpu="$(field "$closed" '.*; api CPU \([0-9.]*\) ms\/request.*')"
+    pgms="$(field "$closed" '.*"api Postgres backends":\([0-9]*\).*')"
+    prps="$(field "$paced" '.*produced): \([0-9]*\) req\/s, p50.*')"
+    pp50="$(field "$paced" '.*produced): [0-9]* req\/s, p50 \([0-9.]*\) ms.*')"
+    pp99="$(field "$paced" '.*produced): [0-9]* req\/s, p50 [0-9.]* ms, p99 \([0-9.]*\) ms.*')"
+    pfloor="$(field "$paced" '.*the floor at the same pace [0-9]* req\/s, p50 [0-9.]* ms, p99 \([0-9.]*\) ms.*')"
     # what the ingest beside the load costs the machine: the projector and its Postgres backends, ms/s
     local projms projpg
-    projms="$(pick '.*\[bench\] miss load .*"projector":\([0-9]*\).*')"
-    projpg="$(pick '.*\[bench\] miss load .*"projector Postgres backends":\([0-9]*\).*')"
+    projms="$(field "$closed" '.*"projector":\([0-9]*\).*')"
+    projpg="$(field "$closed" '.*"projector Postgres backends":\([0-9]*\).*')"
     [[ -n "$rps" && -n "$p99" ]] || { echo "$out" | tail -20 >&2; exit 1; }
     local pgcpu=null
     [[ -n "$pgms" ]] && pgcpu="$(node -p "Number(($pgms / $rps).toFixed(3))")"
-    echo "[ab] round $r $1: $rps req/s, p50 $p50 ms, p99 $p99 ms, CPU ms/request api ${apicpu:-?} its Postgres backends $pgcpu; ingest CPU ms/s projector ${projms:-?} its Postgres backends ${projpg:-?}" >&2
-    runs+=("{\"round\":$r,\"checkout\":\"$1\",\"reqPerSec\":$rps,\"p50Ms\":$p50,\"p99Ms\":$p99,\"apiCpuMsPerRequest\":${apicpu:-null},\"apiPostgresCpuMsPerRequest\":$pgcpu,\"projectorCpuMsPerSec\":${projms:-null},\"projectorPostgresCpuMsPerSec\":${projpg:-null}}")
+    echo "[ab] round $r $1: closed loop $rps req/s, p50 $p50 ms, p99 $p99 ms, CPU ms/request api ${apicpu:-?} its Postgres backends $pgcpu; paced ${prps:-?} req/s, p50 ${pp50:-?} ms, p99 ${pp99:-?} ms (the floor's p99 ${pfloor:-?} ms); ingest CPU ms/s projector ${projms:-?} its Postgres backends ${projpg:-?}" >&2
+    runs+=("{\"round\":$r,\"checkout\":\"$1\",\"reqPerSec\":$rps,\"p50Ms\":$p50,\"p99Ms\":$p99,\"apiCpuMsPerRequest\":${apicpu:-null},\"apiPostgresCpuMsPerRequest\":$pgcpu,\"pacedReqPerSec\":${prps:-null},\"pacedP50Ms\":${pp50:-null},\"pacedP99Ms\":${pp99:-null},\"pacedFloorP99Ms\":${pfloor:-null},\"projectorCpuMsPerSec\":${projms:-null},\"projectorPostgresCpuMsPerSec\":${projpg:-null}}")
   fi
 }
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -94,7 +104,7 @@ const side = (c) => {
   const of = (k) => (rs.every((x) => x[k] !== null) ? med(rs.map((x) => x[k])) : null);
   if (stage === "ingest")
     return { eventsPerSec: of("eventsPerSec"), ratioToCopy: med(rs.map((x) => Number((x.eventsPerSec / x.copyCeilingPerSec).toFixed(3)))), projectorCpuUsPerEvent: of("projectorCpuUsPerEvent"), postgresCpuUsPerEvent: of("postgresCpuUsPerEvent") };
-  return { reqPerSec: of("reqPerSec"), p50Ms: of("p50Ms"), p99Ms: of("p99Ms"), apiCpuMsPerRequest: of("apiCpuMsPerRequest"), apiPostgresCpuMsPerRequest: of("apiPostgresCpuMsPerRequest"), projectorCpuMsPerSec: of("projectorCpuMsPerSec"), projectorPostgresCpuMsPerSec: of("projectorPostgresCpuMsPerSec") };
+  return { reqPerSec: of("reqPerSec"), p50Ms: of("p50Ms"), p99Ms: of("p99Ms"), apiCpuMsPerRequest: of("apiCpuMsPerRequest"), pacedReqPerSec: of("pacedReqPerSec"), pacedP50Ms: of("pacedP50Ms"), pacedP99Ms: of("pacedP99Ms"), pacedFloorP99Ms: of("pacedFloorP99Ms"), apiPostgresCpuMsPerRequest: of("apiPostgresCpuMsPerRequest"), projectorCpuMsPerSec: of("projectorCpuMsPerSec"), projectorPostgresCpuMsPerSec: of("projectorPostgresCpuMsPerSec") };
 };
 const out = { stage, before: ref, beforeCommit, afterCommit, [stage === "ingest" ? "events" : "readSeconds"]: Number(size), runs, median: { before: side("before"), after: side("after") } };
 require("fs").writeFileSync(file, JSON.stringify(out, null, 2) + "\n");
