@@ -7,13 +7,16 @@ const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const dir = process.env.BENCH_ALLOC_PROFILE;
+// BENCH_ALLOC_PROFILE_OLD=1: only objects that outlived the young generation (promoted: the old generation's
+// garbage, which costs mark-compacts), not those a scavenge cleared
+const promotedOnly = process.env.BENCH_ALLOC_PROFILE_OLD === '1';
 const session = new inspector.Session();
 session.connect();
 session.post('HeapProfiler.enable');
 session.post('HeapProfiler.startSampling', {
   samplingInterval: 16384,
   includeObjectsCollectedByMajorGC: true,
-  includeObjectsCollectedByMinorGC: true,
+  includeObjectsCollectedByMinorGC: !promotedOnly,
 });
 let written = false;
 function write() {

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn, type StdioOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -64,7 +64,9 @@ export function appNodeOptions(app: 'api' | 'projector'): string[] {
  * `BENCH_CPU_PROFILE=<dir>` (bench and chaos runs): the started apps write V8 CPU profiles (`.cpuprofile`, one per
  * process, readable in Chrome DevTools) into `<dir>` when they stop. `BENCH_ALLOC_PROFILE=<dir>`: sampling
  * allocation profiles, collected objects included (scripts/alloc-profile.js). Either is summed by
- * `node scripts/profile-summary.js <file>`.
+ * `node scripts/profile-summary.js <file>`; with `BENCH_ALLOC_PROFILE_OLD=1`, only what outlived the young
+ * generation (what the mark-compacts collect). `BENCH_GC_TRACE=<dir>`: each app runs with `--trace-gc`, its
+ * standard output (V8's line per collection: heap sizes, pause, reason) written to `<dir>/<app>-<ms>.log`.
  */
 function profilerFlags(): string[] {
   const cpu = process.env.BENCH_CPU_PROFILE;
@@ -91,10 +93,19 @@ export function startBuiltApp(
   stdio: StdioOptions = ['ignore', 'ignore', 'inherit'],
   ownSession = false,
 ): ChildProcess {
-  return spawn(
+  const gcTrace = process.env.BENCH_GC_TRACE;
+  // the trace goes to standard output: to a file, unless the caller reads it
+  const traceFile =
+    gcTrace && Array.isArray(stdio) && stdio[1] === 'ignore'
+      ? openSync(join(gcTrace, `${app}-${Date.now()}.log`), 'w')
+      : undefined;
+  if (traceFile !== undefined)
+    stdio = [(stdio as unknown[])[0], traceFile, (stdio as unknown[])[2]] as StdioOptions;
+  const child = spawn(
     process.execPath,
     [
       ...appNodeOptions(app),
+      ...(gcTrace ? ['--trace-gc'] : []),
       ...profilerFlags(),
       '-r',
       join(ROOT, 'scripts', 'dist-paths.js'),
@@ -102,4 +113,6 @@ export function startBuiltApp(
     ],
     { cwd: ROOT, env: { ...process.env, ...env }, stdio, detached: ownSession },
   );
+  if (traceFile !== undefined) closeSync(traceFile); // the child has its own descriptor
+  return child;
 }
