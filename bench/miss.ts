@@ -9,7 +9,7 @@
  * figures, the share of the api's answers served from its caches (`flaglens_api_cached_replies_total`), and
  * the ingest rate achieved and the projector's lag during the load.
  */
-import { procCpuSeconds, schedMs } from './proc';
+import { procCpuSeconds, sampleRss, schedMs } from './proc';
 import { cpuByGroup, cpuSnapshot, type CpuGroup } from './machine-cpu';
 import { bucketQuantile, histogramBuckets } from './histogram-text';
 import type { Kafka } from 'kafkajs';
@@ -99,6 +99,8 @@ export interface MissLoadResult {
    * collections by kind, and its event loop's delay over the load (max and p99, ms), where the tail comes from
    */
   apiGc?: Record<string, { seconds: number; count: number }>;
+  /** the api's largest resident set during the load, MB (sampled every 100 ms) */
+  apiPeakRssMb?: number;
   apiEventLoopDelayMaxMs?: number;
   /**
    * the api's own time per request of the load by route (Fastify's clock, from its duration histogram: the
@@ -159,6 +161,7 @@ export interface MissLoadResult {
 type ApiFigures = Pick<
   MissLoadResult,
   | 'apiGc'
+  | 'apiPeakRssMb'
   | 'apiEventLoopDelayMaxMs'
   | 'apiEventLoopDelayP99Ms'
   | 'apiServerMs'
@@ -249,12 +252,12 @@ export async function missLoad(options: MissLoadOptions): Promise<MissLoadResult
   };
   const result = await run(o);
   console.log(
-    `[bench] miss load c=${o.connections} (${result.tool}, ${readsOf(o).join(' + ')} at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the overview's statement alone ${result.overviewStatementCpuUs ?? '?'} µs of backend CPU per execution, its activity alone ${result.overviewActivityCpuUs ?? '?'} µs; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
+    `[bench] miss load c=${o.connections} (${result.tool}, ${readsOf(o).join(' + ')} at random, ${o.rate} events/s produced): ${result.reqPerSec} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}; api CPU ${result.apiCpuMsPerRequest ?? '?'} ms/request; cached ${result.cachedReplies} of ${result.requests} (${result.cachedShare}); produced ${result.producedPerSec}/s, projected ${result.appliedPerSec}/s, lag p50 ${result.lagP50}, max ${result.lagMax}, at the end ${result.lagEnd}; the overview's statement alone ${result.overviewStatementCpuUs ?? '?'} µs of backend CPU per execution, its activity alone ${result.overviewActivityCpuUs ?? '?'} µs; change notices ${JSON.stringify(result.changeNotices ?? {})}; the floor under the same ingest ${result.floor ? `(${result.floor.bytes} B): ${result.floor.reqPerSec} req/s, p50 ${result.floor.p50Ms} ms, p99 ${result.floor.p99Ms} ms` : '?'}; the api's main thread per s: ${JSON.stringify(result.apiMainThread ?? {})}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(result.apiServerMs ?? {})}; api event-loop delay max ${result.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${result.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(result.apiGc ?? {})}, peak RSS ${result.apiPeakRssMb ?? '?'} MB; the machine's CPU by process, ms/s ${JSON.stringify(result.machineCpu ?? {})}`,
   );
   if (result.paced) {
     const q = result.paced;
     console.log(
-      `[bench] miss load paced (${result.tool}, ${o.connections} connections pausing between requests, ${q.offeredPerSec} req/s offered, ${o.rate} events/s produced): ${q.reqPerSec} req/s, p50 ${q.p50Ms} ms, p99 ${q.p99Ms} ms, non-2xx ${q.non2xx}; cached ${q.cachedShare}; the floor at the same pace ${q.floor ? `${q.floor.reqPerSec} req/s, p50 ${q.floor.p50Ms} ms, p99 ${q.floor.p99Ms} ms` : '?'}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(q.apiServerMs ?? {})}; api event-loop delay max ${q.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${q.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(q.apiGc ?? {})}; change notices ${JSON.stringify(q.changeNotices ?? {})}; the api's main thread per s: ${JSON.stringify(q.apiMainThread ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(q.machineCpu ?? {})}`,
+      `[bench] miss load paced (${result.tool}, ${o.connections} connections pausing between requests, ${q.offeredPerSec} req/s offered, ${o.rate} events/s produced): ${q.reqPerSec} req/s, p50 ${q.p50Ms} ms, p99 ${q.p99Ms} ms, non-2xx ${q.non2xx}; cached ${q.cachedShare}; the floor at the same pace ${q.floor ? `${q.floor.reqPerSec} req/s, p50 ${q.floor.p50Ms} ms, p99 ${q.floor.p99Ms} ms` : '?'}; the api's own time (p50, p99 ≤ ms) ${JSON.stringify(q.apiServerMs ?? {})}; api event-loop delay max ${q.apiEventLoopDelayMaxMs ?? '?'} ms, p99 ${q.apiEventLoopDelayP99Ms ?? '?'} ms; api GC ${JSON.stringify(q.apiGc ?? {})}, peak RSS ${q.apiPeakRssMb ?? '?'} MB; change notices ${JSON.stringify(q.changeNotices ?? {})}; the api's main thread per s: ${JSON.stringify(q.apiMainThread ?? {})}; the machine's CPU by process, ms/s ${JSON.stringify(q.machineCpu ?? {})}`,
     );
   }
   return result;
@@ -491,7 +494,9 @@ async function watched<T>(
   const cpu0 = cpuMs(o.apiPid);
   const sched0 = schedMs(o.apiPid);
   const machine0 = cpuSnapshot();
+  const rss = sampleRss(o.apiPid);
   const result = await run();
+  const apiPeakRssMb = rss();
   const machine1 = cpuSnapshot();
   const seconds = (Date.now() - l0) / 1000;
   const apiCpuMs = cpuMs(o.apiPid) - cpu0;
@@ -523,6 +528,7 @@ async function watched<T>(
       appliedPerSec: Math.round(appliedDuring / seconds),
       figures: {
         apiGc,
+        ...(Number.isFinite(apiPeakRssMb) ? { apiPeakRssMb } : {}),
         ...(Number.isFinite(elMax) ? { apiEventLoopDelayMaxMs: Number(elMax.toFixed(1)) } : {}),
         ...(Number.isFinite(elP99) ? { apiEventLoopDelayP99Ms: Number(elP99.toFixed(1)) } : {}),
         apiServerMs: {

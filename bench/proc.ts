@@ -61,3 +61,32 @@ export function machineCpuSeconds(): { busy: number; total: number } | undefined
     return undefined;
   }
 }
+
+/** A process's resident set in MB (/proc/<pid>/status VmRSS); NaN when it cannot be read. */
+export function rssMb(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Samples a process's resident set every `everyMs` until the returned function is called, which gives the
+ * largest sample in MB (rounded; NaN if none could be read): the peak of one stage, where the kernel's VmHWM
+ * is the peak since the process started.
+ */
+export function sampleRss(pid: number | undefined, everyMs = 100): () => number {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => {
+    const now = rssMb(pid);
+    if (!Number.isNaN(now) && (Number.isNaN(peak) || now > peak)) peak = now;
+  }, everyMs);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    return Math.round(peak);
+  };
+}

@@ -1086,13 +1086,13 @@ function summary(r: Result, compareWith?: string): string {
           ...(r.miss.paced
             ? [
                 `| miss load paced: the same reads by ${r.miss.connections} clients pausing between requests (a random think time), ${r.miss.paced.offeredPerSec} req/s offered, while ${r.miss.targetRate} events/s are produced: req/s, p50, p99, non-2xx, from the caches | ${r.miss.paced.reqPerSec}, ${r.miss.paced.p50Ms} ms, ${r.miss.paced.p99Ms} ms, ${r.miss.paced.non2xx}, ${(r.miss.paced.cachedShare * 100).toFixed(1)}% | p99 ≤ 20 ms: ${met(r.miss.paced.p99Ms <= 20 && r.miss.paced.non2xx === 0)} |`,
-                `| miss load paced: the floor route at the same pace, right after (req/s, p50, p99); the api's own time by route (p50, p99: upper bounds of its histogram's buckets); its event-loop delay (p99, max) | ${r.miss.paced.floor ? `${r.miss.paced.floor.reqPerSec}, ${r.miss.paced.floor.p50Ms} ms, ${r.miss.paced.floor.p99Ms} ms` : '?'}; ${Object.entries(
+                `| miss load paced: the floor route at the same pace, right after (req/s, p50, p99); the api's own time by route (p50, p99: upper bounds of its histogram's buckets); its event-loop delay (p99, max); its peak RSS over the load | ${r.miss.paced.floor ? `${r.miss.paced.floor.reqPerSec}, ${r.miss.paced.floor.p50Ms} ms, ${r.miss.paced.floor.p99Ms} ms` : '?'}; ${Object.entries(
                   r.miss.paced.apiServerMs ?? {},
                 )
                   .map(([route, t]) => `${route} ${t.p50} / ${t.p99} ms`)
                   .join(
                     ', ',
-                  )}; ${r.miss.paced.apiEventLoopDelayP99Ms ?? '?'} / ${r.miss.paced.apiEventLoopDelayMaxMs ?? '?'} ms | |`,
+                  )}; ${r.miss.paced.apiEventLoopDelayP99Ms ?? '?'} / ${r.miss.paced.apiEventLoopDelayMaxMs ?? '?'} ms; ${r.miss.paced.apiPeakRssMb ?? '?'} MB | |`,
               ]
             : []),
           `| miss load: answers from the caches; ingest during it (produced, projected, projector lag p50/max) | ${r.miss.cachedReplies} of ${r.miss.requests} (${(r.miss.cachedShare * 100).toFixed(1)}%); ${r.miss.producedPerSec}/s, ${r.miss.appliedPerSec}/s, lag ${r.miss.lagP50}/${r.miss.lagMax} events | |`,
