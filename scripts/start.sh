@@ -29,7 +29,7 @@ projector_node_options="${npm_package_config_projectorNodeOptions:-$(node -p "re
 # shellcheck disable=SC2086 # the options are words
 node $projector_node_options -r ./scripts/dist-paths.js dist/apps/projector/src/main.js >> .run/projector.log 2>&1 &
 pids+=($!)
-# the api's heap is capped too (package.json config.apiNodeOptions): streamed lists keep its memory flat, and a
+# the api's heap is capped too (package.json config.apiNodeOptions): streamed lists keep its memory bounded, and a
 # capped heap keeps garbage collection pauses short (npm run bench:hardening); under the cap it may grow to four
 # times what a full collection leaves, so that full collections (each a pause) come seldom (docs/performance-reads.md)
 api_node_options="${npm_package_config_apiNodeOptions:-$(node -p "require('./package.json').config.apiNodeOptions")}"
