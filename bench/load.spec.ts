@@ -106,7 +106,8 @@ describe('a load of random paths', () => {
 
   it.each(tools)('%s without paths loads the url as before', async (tool) => {
     const r = await load(tool, `${origin}/${tool}-one`, {}, 2, 1);
-    expect(under(`/${tool}`)).toEqual([`/${tool}-one`]);
+    // `/${tool}-`, not `/${tool}`: the first case's `/${tool}/p/…` may still be arriving on a busy machine
+    expect(under(`/${tool}-`)).toEqual([`/${tool}-one`]);
     expect(r.requests).toBeGreaterThan(0);
   });
 });
