@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || { echo "[test] installing dependencies (npm ci)"; npm ci; }
-# the Debian packages of the console (chromium), proxy (nginx) and alert (prometheus) e2e tests
-bash scripts/system-packages.sh chromium:chromium nginx:nginx prometheus:prometheus
+# the Debian packages of the console (chromium), proxy (nginx) and alert (prometheus) e2e tests, and wrk, the
+# bench's load tool (bench/load.spec.ts runs its wrk cases only where wrk is installed)
+bash scripts/system-packages.sh chromium:chromium nginx:nginx prometheus:prometheus wrk:wrk
 bash scripts/infra.sh up
 npm run -s test:unit
 npm run -s test:int
