@@ -109,7 +109,7 @@ describe('the event JSON Schema', () => {
     ['createdAt without a zone', { createdAt: '2026-11-22T08:52:52.378' }],
     ['createdAt on 29 Feb of a common year', { createdAt: '2026-02-29T08:52:52Z' }],
     ['createdAt "not a date"', { createdAt: 'not a date' }],
-    ['an unknown type', { type: 'feature-link-added' }],
+    ['an unknown type', { type: 'flag-teleported' }],
     ['createdByUserId as a string', { createdByUserId: '1' }],
     ['data as an array', { data: [] }],
     ['a 1-character tag value', { tags: [{ value: 'a', type: 'simple' }] }],

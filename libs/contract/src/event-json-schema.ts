@@ -165,7 +165,7 @@ function sdkPayloadRule(type: string, definition: string): JsonSchema {
 /**
  * The JSON Schema (draft-07) of one event value, generated from the DTOs' class-validator metadata
  * with class-validator-jsonschema and then made precise: nullable fields are `[type, "null"]`, the
- * required ones are listed, `type` enumerates the 146 types, SDK events must carry their payload.
+ * required ones are listed, `type` enumerates the 179 types, SDK events must carry their payload.
  *
  * It is published as `libs/contract/schema/feature-event.schema.json` (`npm run schema:generate`) so that
  * producers can check events before they send them. Things it cannot say: validator.js counts a

@@ -1,9 +1,12 @@
 /**
- * The event types of api-spec.md part 6 ("Allowed values of `type`, by group"), in the spec's order.
+ * The event types flaglens knows: the 146 of api-spec.md part 6 ("Allowed values of `type`, by group"), in
+ * the spec's order, then those the supported Unleash releases add (read from `IEventTypes` in the packages
+ * unleash-server 6.10.1, 7.6.5 and 8.2.0; copies in libs/contract/test-fixtures/unleash-event-types/): 179
+ * in all, the union of the three releases. Two of them (`project-group-removed`,
+ * `project-group-role-changed`) were dropped in 7.0 but stay in older histories.
  *
- * The spec lists 146 types. Newer reference versions add more (feature links, release plans, SCIM,
- * user preferences); those are *unknown* here: invalid by default, accepted only when the consumer
- * runs with `allowUnknownTypes` (see `parseEvent`).
+ * A type outside this list (an Unleash newer than flaglens) is *unknown*: `parseEvent` accepts it with
+ * `knownType: false` when asked to (`allowUnknownTypes`, the projector's default), else rejects it.
  */
 
 /** api-spec part 6, group "Feature". */
@@ -176,7 +179,52 @@ export const SIGNAL_AND_ACTION_EVENT_TYPES = [
   'actions-updated',
   'actions-deleted',
 ] as const;
-/** All 146 event types of api-spec part 6, in the spec's order. */
+/** Unleash 6.10.1's types beyond the spec, in the release's order. */
+export const UNLEASH_6_EVENT_TYPES = [
+  'feature-link-added',
+  'feature-link-removed',
+  'feature-link-updated',
+  'release-plan-template-created',
+  'release-plan-template-updated',
+  'release-plan-template-deleted',
+  'release-plan-template-archived',
+  'release-plan-added',
+  'release-plan-removed',
+  'release-plan-milestone-started',
+  'user-preference-updated',
+  'scim-users-deleted',
+  'scim-groups-deleted',
+] as const;
+
+/** Types Unleash 7 added (7.6.5), in the release's order. */
+export const UNLEASH_7_EVENT_TYPES = [
+  'safeguard-changed',
+  'safeguard-deleted',
+  'release-plan-progressions-resumed',
+  'release-plan-progressions-paused',
+  'milestone-progression-created',
+  'milestone-progression-updated',
+  'milestone-progression-deleted',
+  'milestone-progression-changed',
+  'cdn-token-created',
+  'change-request-requested-approvers-updated',
+  'impact-metric-created',
+  'impact-metric-updated',
+  'impact-metric-deleted',
+  'user-access-request-registered',
+  'user-access-request-approved',
+  'user-access-request-rejected',
+  'remote-mcp-server-settings-updated',
+] as const;
+
+/** Types Unleash 8 added (8.2.0), in the release's order. */
+export const UNLEASH_8_EVENT_TYPES = [
+  'service-account-token-created',
+  'service-account-token-deleted',
+  'safeguard-triggered',
+] as const;
+
+/** All 179 known event types: api-spec part 6 in the spec's order, then the releases' additions. */
 export const EVENT_TYPES = [
   ...FEATURE_EVENT_TYPES,
   ...STRATEGY_AND_CONTEXT_EVENT_TYPES,
@@ -186,12 +234,15 @@ export const EVENT_TYPES = [
   ...USER_GROUP_TOKEN_SETTING_EVENT_TYPES,
   ...CHANGE_REQUEST_EVENT_TYPES,
   ...SIGNAL_AND_ACTION_EVENT_TYPES,
+  ...UNLEASH_6_EVENT_TYPES,
+  ...UNLEASH_7_EVENT_TYPES,
+  ...UNLEASH_8_EVENT_TYPES,
 ] as const;
 
-/** One of the known (spec) event types. */
+/** One of the known event types. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** The groups of part 6, by heading. */
+/** The groups of part 6, by heading, then the releases' additions. */
 export const EVENT_TYPE_GROUPS: Readonly<Record<string, readonly EventType[]>> = Object.freeze({
   Feature: FEATURE_EVENT_TYPES,
   'Strategy and context': STRATEGY_AND_CONTEXT_EVENT_TYPES,
@@ -201,6 +252,9 @@ export const EVENT_TYPE_GROUPS: Readonly<Record<string, readonly EventType[]>> =
   'Users, groups, tokens, settings': USER_GROUP_TOKEN_SETTING_EVENT_TYPES,
   'Change requests': CHANGE_REQUEST_EVENT_TYPES,
   'Signals and actions': SIGNAL_AND_ACTION_EVENT_TYPES,
+  'Unleash 6.10.1, beyond the spec': UNLEASH_6_EVENT_TYPES,
+  'Added in Unleash 7': UNLEASH_7_EVENT_TYPES,
+  'Added in Unleash 8': UNLEASH_8_EVENT_TYPES,
 });
 
 /** SDK traffic carried on the event stream; `data` is the SDK's request body (see the SDK payload DTOs). */
@@ -209,7 +263,7 @@ export const CLIENT_METRICS_EVENT_TYPE = 'client-metrics' satisfies EventType;
 
 const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set<string>(EVENT_TYPES);
 
-/** True when `s` is one of the 146 event types of the spec. */
+/** True when `s` is one of the 179 known event types. */
 export function isKnownEventType(s: unknown): s is EventType {
   return typeof s === 'string' && KNOWN_EVENT_TYPES.has(s);
 }

@@ -58,8 +58,8 @@ describe('FeatureEventDto', () => {
   });
 
   it('marks an unknown type, alone, as such', () => {
-    expect(validateFeatureEventWithDto({ ...VALID, type: 'feature-link-added' }).onlyUnknownType).toBe(true);
-    expect(validateFeatureEventWithDto({ ...VALID, type: 'feature-link-added', id: 0 }).onlyUnknownType).toBe(
+    expect(validateFeatureEventWithDto({ ...VALID, type: 'flag-teleported' }).onlyUnknownType).toBe(true);
+    expect(validateFeatureEventWithDto({ ...VALID, type: 'flag-teleported', id: 0 }).onlyUnknownType).toBe(
       false,
     );
     expect(validateFeatureEventWithDto({ ...VALID, type: 5 }).onlyUnknownType).toBe(false);

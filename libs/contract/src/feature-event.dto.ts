@@ -28,7 +28,7 @@ import { IsWellFormedText } from './well-formed-text.validator';
 /** Message of the RFC 3339 check (the pattern itself is unreadable in a dead-letter reason). */
 export const CREATED_AT_MESSAGE = `$property must be an RFC 3339 date-time with a time zone (e.g. ${RFC3339_DATE_TIME_EXAMPLE})`;
 
-/** `@IsIn`'s own message would list all 146 types. */
+/** `@IsIn`'s own message would list all 179 types. */
 function unknownTypeMessage(args: ValidationArguments): string {
   return `unknown event type ${JSON.stringify(args.value) ?? String(args.value)}`;
 }

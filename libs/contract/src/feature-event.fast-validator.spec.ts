@@ -36,7 +36,7 @@ const MUTATIONS: ReadonlyArray<[string, (e: Record<string, unknown>) => void]> =
   ['createdAt date only', (e) => (e.createdAt = '2026-11-22')],
   ['createdAt space', (e) => (e.createdAt = '2026-11-22 08:52:03Z')],
   ['no createdAt', (e) => delete e.createdAt],
-  ['unknown type', (e) => (e.type = 'feature-link-added')],
+  ['unknown type', (e) => (e.type = 'flag-teleported')],
   ['empty type', (e) => (e.type = '')],
   ['type number', (e) => (e.type = 3)],
   ['createdBy empty', (e) => (e.createdBy = '')],

@@ -208,7 +208,7 @@ describe('parseEvent', () => {
         json({ tags: Array.from({ length: 1001 }, () => ({ value: 'ab', type: 'cd' })) }),
         'invalid-field',
       ],
-      ['an unknown type', json({ type: 'feature-link-added' }), 'unknown-type'],
+      ['an unknown type', json({ type: 'flag-teleported' }), 'unknown-type'],
     ])('%s -> %s', (_name, value, code) => {
       const reason = expectFailure(parseEvent(value), code);
       expect(reason.length).toBeGreaterThan(0);
@@ -240,20 +240,20 @@ describe('parseEvent', () => {
     });
 
     it('names an unknown type, and reports it as invalid-field when something else is wrong too', () => {
-      expect(expectFailure(parseEvent(json({ type: 'feature-link-added' })), 'unknown-type')).toBe(
-        'unknown event type "feature-link-added"',
+      expect(expectFailure(parseEvent(json({ type: 'flag-teleported' })), 'unknown-type')).toBe(
+        'unknown event type "flag-teleported"',
       );
-      const both = expectFailure(parseEvent(json({ type: 'feature-link-added', id: 0 })), 'invalid-field');
-      expect(both).toBe('id: id must not be less than 1; type: unknown event type "feature-link-added"');
+      const both = expectFailure(parseEvent(json({ type: 'flag-teleported', id: 0 })), 'invalid-field');
+      expect(both).toBe('id: id must not be less than 1; type: unknown event type "flag-teleported"');
     });
 
     it('accepts an unknown type with allowUnknownTypes, marked knownType: false', () => {
-      const result = expectOk(parseEvent(json({ type: 'feature-link-added' }), { allowUnknownTypes: true }));
+      const result = expectOk(parseEvent(json({ type: 'flag-teleported' }), { allowUnknownTypes: true }));
       expect(result.knownType).toBe(false);
-      expect(result.event.type).toBe('feature-link-added');
+      expect(result.event.type).toBe('flag-teleported');
       // the option does not excuse anything else
       expectFailure(
-        parseEvent(json({ type: 'feature-link-added', id: 0 }), { allowUnknownTypes: true }),
+        parseEvent(json({ type: 'flag-teleported', id: 0 }), { allowUnknownTypes: true }),
         'invalid-field',
       );
       expectFailure(parseEvent(json({ type: '' }), { allowUnknownTypes: true }), 'invalid-field');

@@ -219,7 +219,7 @@ const tagsValue: Gen = fc.oneof(
 const typeValue: Gen = fc.oneof(
   w(fc.constantFrom(...EVENT_TYPES), 10),
   w(fc.constantFrom('client-register', 'client-metrics'), 6),
-  w(fc.constantFrom('feature-link-added', 'release-plan-added', 'x', 'Feature-Created'), 3),
+  w(fc.constantFrom('flag-teleported', 'safeguard-exploded', 'x', 'Feature-Created'), 3),
   w(fc.constantFrom('', 'y'.repeat(255), 'y'.repeat(256), 5, null, MISSING), 1),
 );
 
