@@ -83,6 +83,25 @@ describe('mapDebeziumChange', () => {
     expect(parsed.ok).toBe(true);
   });
 
+  it("carries Unleash 7+'s group_type and group_id as groupType and groupId, omitted when null or empty", () => {
+    const grouped = ok(
+      mapDebeziumChange(
+        JSON.stringify(envelope('c', null, row({ group_type: 'change-request', group_id: '01JZ5K8P9E' }))),
+      ),
+    );
+    expect(grouped.value).toBe(
+      JSON.stringify({ ...WIRE, groupType: 'change-request', groupId: '01JZ5K8P9E' }),
+    );
+    const parsed = parseEvent(grouped.value);
+    expect(parsed.ok && parsed.event.groupType).toBe('change-request');
+    expect(parsed.ok && parsed.event.groupId).toBe('01JZ5K8P9E');
+    for (const none of [null, ''])
+      expect(
+        ok(mapDebeziumChange(JSON.stringify(envelope('c', null, row({ group_type: none, group_id: none })))))
+          .value,
+      ).toBe(JSON.stringify(WIRE));
+  });
+
   it('maps a snapshot read (op r) like an insert', () => {
     expect(ok(mapDebeziumChange(JSON.stringify(envelope('r', null, row())))).value).toBe(
       JSON.stringify(WIRE),

@@ -18,8 +18,9 @@ import { eventKey, INSTANCE_EVENT_KEY } from './event-key';
  * strings (parsed objects are taken as they are).
  *
  * The value produced is the wire shape of `GET /api/admin/events/{flag}` that our own connector produces
- * (same key order, `createdAt` in UTC with milliseconds, `tags` `[]` when null), so the projector stores the
- * same body whichever way an event came.
+ * (same key order, `createdAt` in UTC with milliseconds, `tags` `[]` when null, Unleash 7+'s `group_type` and
+ * `group_id` as `groupType`, `groupId` only when set), so the projector stores the same body whichever way an
+ * event came.
  */
 export type DebeziumMapping =
   /** A row of `events` inserted (or read by the snapshot): the contract's event. */
@@ -143,6 +144,8 @@ const EVENT_COLUMNS = [
   'feature_name',
   'project',
   'environment',
+  'group_type',
+  'group_id',
 ];
 
 function sameEvent(before: Row, after: Row): boolean {
@@ -168,7 +171,7 @@ function rowToEvent(row: Row, createdAtSchema: string | null): DebeziumMapping {
     if (!j.ok) return reject(j.reason);
     parsed[c] = j.value;
   }
-  const event = {
+  const event: Record<string, unknown> = {
     id,
     type: row.type,
     createdBy: row.created_by,
@@ -181,6 +184,11 @@ function rowToEvent(row: Row, createdAtSchema: string | null): DebeziumMapping {
     project: row.project ?? null,
     environment: row.environment ?? null,
   };
+  // Unleash 7+'s transaction group: omitted when null or empty, as Unleash answers it (6.x has no such columns)
+  if (row.group_type !== undefined && row.group_type !== null && row.group_type !== '')
+    event.groupType = row.group_type;
+  if (row.group_id !== undefined && row.group_id !== null && row.group_id !== '')
+    event.groupId = row.group_id;
   return { kind: 'event', id, key, value: JSON.stringify(event) };
 }
 

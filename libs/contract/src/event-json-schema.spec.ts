@@ -61,6 +61,8 @@ describe('the event JSON Schema', () => {
       'data',
       'preData',
       'tags',
+      'groupType',
+      'groupId',
     ]);
     expect(Object.keys(schema.definitions as Props).sort()).toEqual([
       'ClientMetricsBucketDto',
@@ -78,6 +80,8 @@ describe('the event JSON Schema', () => {
     expect(p.createdAt.oneOf).toBeUndefined();
     expect(p.type).toMatchObject({ type: 'string', enum: [...EVENT_TYPES] });
     expect(p.createdBy).toMatchObject({ type: 'string', minLength: 1, maxLength: 255 });
+    for (const k of ['groupType', 'groupId'])
+      expect(p[k]).toMatchObject({ type: ['string', 'null'], minLength: 1, maxLength: 255 });
     expect(p.createdByUserId).toMatchObject({ type: ['integer', 'null'] });
     for (const f of ['environment', 'project', 'featureName'])
       expect(p[f]).toMatchObject({ type: ['string', 'null'] });

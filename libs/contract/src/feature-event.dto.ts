@@ -45,6 +45,7 @@ function dataObjectMessage(args: ValidationArguments): string {
  *
  * - Required: `id`, `createdAt`, `type`, `createdBy` (present and not null).
  * - Nullable: every other field. A missing nullable key means null (producers may leave them out).
+ * - `groupType`, `groupId` (Unleash 7+'s transaction group) are nullable text like `project`.
  * - Extra top-level keys are ignored (not an error, and not kept).
  * - `type` must be one of the 146 types of api-spec part 6. `parseEvent` can accept other types when
  *   asked (`allowUnknownTypes`); the DTO itself always says "unknown".
@@ -161,4 +162,26 @@ export class FeatureEventDto {
   @ValidateNested({ each: true })
   @Type(() => TagDto)
   tags: TagDto[] | null;
+
+  @JSONSchema({
+    type: 'string',
+    description:
+      'Unleash 7+: the kind of transaction that wrote this event with others (e.g. transaction, change-request), if any; 1 to 255 characters. Omitted from answers when null.',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
+  groupType: string | null;
+
+  @JSONSchema({
+    type: 'string',
+    description:
+      'Unleash 7+: the id of that transaction (e.g. a ULID), if any; 1 to 255 characters. Omitted from answers when null.',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, MAX_TEXT_LENGTH)
+  @IsWellFormedText()
+  groupId: string | null;
 }

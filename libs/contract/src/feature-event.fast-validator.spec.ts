@@ -55,6 +55,10 @@ const MUTATIONS: ReadonlyArray<[string, (e: Record<string, unknown>) => void]> =
   ['tag type 51 chars', (e) => (e.tags = [{ value: 'ab', type: 't'.repeat(51) }])],
   ['tag null', (e) => (e.tags = [null])],
   ['tag nested array', (e) => (e.tags = [[{ value: 'ab', type: 'cd' }]])],
+  ['groupType empty', (e) => (e.groupType = '')],
+  ['groupType number', (e) => (e.groupType = 7)],
+  ['groupId 256', (e) => (e.groupId = 'g'.repeat(256))],
+  ['groupId object', (e) => (e.groupId = {})],
   ['1001 tags', (e) => (e.tags = Array.from({ length: 1001 }, () => ({ value: 'ab', type: 'cd' })))],
 ];
 

@@ -158,5 +158,7 @@ export function fastValidateEvent(o: Record<string, unknown>): FastVerdict {
     const problem = checkTags(o.tags);
     if (problem !== null) return invalid(problem);
   }
+  if (!isOptionalText(o.groupType)) return invalid('groupType');
+  if (!isOptionalText(o.groupId)) return invalid('groupId');
   return isKnownEventType(type) ? VALID : UNKNOWN_TYPE;
 }

@@ -8,7 +8,8 @@ export interface EventTag {
  * An accepted event, as `parseEvent` returns it: every field of api-spec 2.1 present, nullable ones
  * null when the producer left them out, `createdAt` normalised. Its keys are in the order of the
  * reference API's wire shape (`id, type, createdBy, createdAt, createdByUserId, data, preData, tags,
- * featureName, project, environment`), so `JSON.stringify(event)` matches the reference's event list.
+ * featureName, project, environment`, then `groupType, groupId` when set), so `JSON.stringify(event)`
+ * matches the reference's event list.
  */
 export interface FlagEvent {
   id: number;
@@ -26,4 +27,11 @@ export interface FlagEvent {
   preData: Record<string, unknown> | null;
   /** As parsed (tag objects untouched, including extra keys). */
   tags: EventTag[] | null;
+  /**
+   * Unleash 7+: the kind of transaction that wrote the event with others (`transaction`, `change-request`,
+   * ...). Absent (not null) when the producer left it out or sent null, as the reference omits it.
+   */
+  groupType?: string;
+  /** Unleash 7+: the id of that transaction (a ULID, a change request's id). Absent when not set. */
+  groupId?: string;
 }

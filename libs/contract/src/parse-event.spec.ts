@@ -100,6 +100,18 @@ describe('parseEvent', () => {
       });
     });
 
+    it("keeps Unleash 7+'s groupType and groupId after the other fields, leaves them out when null", () => {
+      const grouped = expectOk(
+        parseEvent(json({ groupType: 'change-request', groupId: '01JZ5K8P9E' })),
+      ).event;
+      expect(Object.keys(grouped).slice(-3)).toEqual(['environment', 'groupType', 'groupId']);
+      expect([grouped.groupType, grouped.groupId]).toEqual(['change-request', '01JZ5K8P9E']);
+      const ungrouped = expectOk(parseEvent(json({ groupType: null, groupId: null }))).event;
+      expect('groupType' in ungrouped || 'groupId' in ungrouped).toBe(false);
+      expect(expectFailure(parseEvent(json({ groupType: '' })), 'invalid-field')).toMatch(/^groupType: /);
+      expect(expectFailure(parseEvent(json({ groupId: 5 })), 'invalid-field')).toMatch(/^groupId: /);
+    });
+
     it('normalises createdAt to toISOString (UTC, milliseconds, Z)', () => {
       const at = (createdAt: string) => expectOk(parseEvent(json({ createdAt }))).event.createdAt;
       expect(at('2026-11-22T10:22:03+01:30')).toBe('2026-11-22T08:52:03.000Z');

@@ -100,7 +100,7 @@ function tooLarge(bytes: number | string, max: number): ParseResult {
  * stored event body (validated when it was accepted) back into that form.
  */
 export function toFlagEvent(o: Record<string, unknown>): FlagEvent {
-  return {
+  const event: FlagEvent = {
     id: o.id as number,
     type: o.type as string,
     createdBy: o.createdBy as string,
@@ -113,6 +113,11 @@ export function toFlagEvent(o: Record<string, unknown>): FlagEvent {
     project: (o.project ?? null) as string | null,
     environment: (o.environment ?? null) as string | null,
   };
+  // Unleash 7+'s transaction group, omitted when not set (as the reference does); a stored body accepted
+  // before the contract had these fields may hold anything under those keys: only text is kept
+  if (typeof o.groupType === 'string' && o.groupType !== '') event.groupType = o.groupType;
+  if (typeof o.groupId === 'string' && o.groupId !== '') event.groupId = o.groupId;
+  return event;
 }
 
 function parseUnsafe(value: unknown, options: ParseEventOptions | undefined): ParseResult {
@@ -194,8 +199,9 @@ function parseUnsafe(value: unknown, options: ParseEventOptions | undefined): Pa
  * constraint; the only problem is a `type` outside api-spec part 6 -> `unknown-type`, or accepted with
  * `knownType: false` when `allowUnknownTypes` is set.
  *
- * An accepted event has all eleven fields (missing nullable ones are null), `createdAt` normalised to
- * `toISOString()`, `data`/`preData`/`tags` exactly as parsed, and no other keys.
+ * An accepted event has all eleven fields (missing nullable ones are null), `groupType` and `groupId` when
+ * set (absent when missing or null), `createdAt` normalised to `toISOString()`, `data`/`preData`/`tags`
+ * exactly as parsed, and no other keys.
  */
 export function parseEvent(
   value: Buffer | string | null | undefined,

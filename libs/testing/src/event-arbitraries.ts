@@ -250,6 +250,8 @@ export const eventLike: fc.Arbitrary<Record<string, unknown>> = typeValue.chain(
             : plainData,
       preData: plainData,
       tags: tagsValue,
+      groupType: optionalText(1, 255),
+      groupId: optionalText(1, 255),
       ip: fc.constantFrom(MISSING, '127.0.0.1'),
     }) as fc.Arbitrary<Record<string, unknown>>,
 );
