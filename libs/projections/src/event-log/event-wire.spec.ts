@@ -27,6 +27,26 @@ describe('toWireJson', () => {
         '"data":{"b":1,"a":2},"preData":null,"tags":[],"featureName":"f","project":"default","environment":null}',
     );
   });
+
+  it("appends Unleash 7+'s groupType and groupId only when set", () => {
+    const event = {
+      id: 7,
+      createdAt: '2026-11-22T08:52:48.003Z',
+      type: 'feature-created',
+      createdBy: 'admin',
+      createdByUserId: 1,
+      environment: null,
+      project: 'default',
+      featureName: 'f',
+      data: null,
+      preData: null,
+      tags: null,
+    };
+    expect(toWireJson({ ...event, groupType: 'transaction', groupId: '01K0' })).toBe(
+      toWireJson(event).slice(0, -1) + ',"groupType":"transaction","groupId":"01K0"}',
+    );
+    expect(toWireJson(event)).not.toContain('group');
+  });
 });
 
 describe('wireFromStored', () => {
@@ -43,6 +63,17 @@ describe('wireFromStored', () => {
 
   it('splices the raw members when the serialiser cannot walk the body, with the same result for any body it can', () => {
     expect(wireFromRawFields(body)).toBe(wireFromStored(body));
+    for (const group of [
+      ',"groupType":"change-request","groupId":"42"',
+      ',"groupType":null,"groupId":""',
+      ',"groupType":{"x":1},"groupId":7',
+    ]) {
+      const grouped = body.slice(0, -1) + group + '}';
+      expect(wireFromRawFields(grouped)).toBe(wireFromStored(grouped));
+    }
+    expect(wireFromStored(body.slice(0, -1) + ',"groupType":"change-request","groupId":"42"}')).toMatch(
+      /"environment":null,"groupType":"change-request","groupId":"42"}$/,
+    );
     // 20,000 levels: JSON.stringify overflows its stack; the list still renders (no 500 for a stored event)
     const deep = '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000);
     const stored = `{"id":8,"type":"default-strategy-updated","createdBy":"x","createdAt":"2026-11-22T08:52:48Z","data":${deep},"project":"p","environment":"e"}`;

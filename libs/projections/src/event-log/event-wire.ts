@@ -2,10 +2,11 @@ import { normaliseDateTime, toFlagEvent, type FlagEvent } from '@flaglens/contra
 
 /**
  * The event as the reference's event list serialises it: this key order, `createdAt` with milliseconds
- * and `Z`, `tags` defaulting to `[]` (semantics §1). Pure; the result is stored once per event.
+ * and `Z`, `tags` defaulting to `[]` (semantics §1), then Unleash 7+'s `groupType` and `groupId` only when set
+ * (7+ omits them when null, and 6.x has none: a 6.x answer is unchanged). Pure.
  */
 export function toWireJson(e: FlagEvent): string {
-  return JSON.stringify({
+  const wire: Record<string, unknown> = {
     id: e.id,
     type: e.type,
     createdBy: e.createdBy,
@@ -17,7 +18,10 @@ export function toWireJson(e: FlagEvent): string {
     featureName: e.featureName,
     project: e.project,
     environment: e.environment,
-  });
+  };
+  if (e.groupType !== undefined) wire.groupType = e.groupType;
+  if (e.groupId !== undefined) wire.groupId = e.groupId;
+  return JSON.stringify(wire);
 }
 
 /**
@@ -59,6 +63,11 @@ export function wireFromRawFields(body: string): string {
     `"project":${scalar('project')}`,
     `"environment":${scalar('environment')}`,
   ];
+  for (const k of ['groupType', 'groupId']) {
+    const v = raw.get(k);
+    const text = v?.startsWith('"') ? (JSON.parse(v) as unknown) : undefined;
+    if (typeof text === 'string' && text !== '') parts.push(`"${k}":${JSON.stringify(text)}`);
+  }
   return `{${parts.join(',')}}`;
 }
 
