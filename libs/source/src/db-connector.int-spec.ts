@@ -4,7 +4,7 @@ import { parseEvent } from '@flaglens/contract';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { createTestTopic, testKafka } from '@flaglens/testing/support/test-kafka';
 import { waitFor } from '@flaglens/testing/support/wait-for';
-import { DbConnector, type DbConnectorOptions } from './db-connector';
+import { DbConnector, RELEASE_HEADER, type DbConnectorOptions } from './db-connector';
 import { SourceError } from './errors';
 import { SourceMetrics } from './source-metrics';
 import { SDK_ID_BASE } from './sdk-events';
@@ -14,6 +14,8 @@ interface Seen {
   id: number;
   key: string;
   value: Record<string, unknown>;
+  /** The `flaglens-unleash-release` header, when there is one. */
+  release?: string;
 }
 
 /** Collects what arrives on the topic, in arrival order per partition. */
@@ -25,7 +27,13 @@ async function collect(kafka: Kafka, topic: string): Promise<{ seen: Seen[]; con
   await consumer.run({
     eachMessage: async ({ message }) => {
       const value = JSON.parse(message.value!.toString()) as Record<string, unknown>;
-      seen.push({ id: Number(value.id), key: message.key!.toString(), value });
+      const release = message.headers?.[RELEASE_HEADER]?.toString();
+      seen.push({
+        id: Number(value.id),
+        key: message.key!.toString(),
+        value,
+        ...(release ? { release } : {}),
+      });
     },
   });
   return { seen, consumer };
@@ -179,6 +187,90 @@ describe('source connector (database mode) against a scratch Unleash schema', ()
       await run;
       await t1.end();
       await t2.end();
+    }
+  });
+
+  it('follows an Unleash upgraded to 7 in place: its release, groupType/groupId, old-dated rows with new ids', async () => {
+    const c = unleash.client;
+    const before = seen.length;
+    // 6.x, as far as its migrations tell
+    await c.query(
+      `CREATE TABLE migrations (id serial PRIMARY KEY, name varchar(255) NOT NULL, run_on timestamp NOT NULL)`,
+    );
+    await c.query(
+      `INSERT INTO migrations (name, run_on) VALUES ('/20250506074807-feature-link-table', now())`,
+    );
+    const abort = new AbortController();
+    const run = connector({ signal: abort.signal }).run();
+    try {
+      const six = (await insertOne(c, 'upgrade-flag')).rows[0].id;
+      await waitFor('the 6.x row', async () => seen.some((s) => s.id === six));
+      expect(seen.find((s) => s.id === six)!.release).toBe('6');
+      // 7.0's migrations while the connector follows: the group columns, then user-created rows with a
+      // user's old created_at and new (higher) ids
+      await c.query('BEGIN');
+      await c.query(
+        `ALTER TABLE events ADD COLUMN IF NOT EXISTS group_type TEXT, ADD COLUMN IF NOT EXISTS group_id TEXT`,
+      );
+      await c.query(`INSERT INTO migrations (name, run_on) VALUES
+        ('/20250630114145-add-transaction-context-to-events', now()), ('/20250708173000-amend-users-created-events', now())`);
+      const amended = (
+        await c.query<{ id: number }>(
+          `INSERT INTO events (created_at, created_by, type, data) VALUES
+             ('2020-03-02T10:00:00Z', 'unleash_system_user', 'user-created', '{"id":7,"email":"old@example.com"}'),
+             ('2019-01-01T00:00:00Z', 'unleash_system_user', 'user-created', '{"id":8,"email":"older@example.com"}')
+           RETURNING id`,
+        )
+      ).rows.map((r) => r.id);
+      await c.query('COMMIT');
+      const grouped = (
+        await c.query<{ id: number }>(
+          `INSERT INTO events (type, created_by, project, feature_name, group_type, group_id)
+           VALUES ('feature-stale-on', 'admin', 'default', 'upgrade-flag', 'transaction', '01K0TRANSACTION'),
+                  ('feature-stale-off', 'admin', 'default', 'upgrade-flag', '', NULL) RETURNING id`,
+        )
+      ).rows.map((r) => r.id);
+      await waitFor('the rows written by 7', async () =>
+        grouped.every((id) => seen.some((s) => s.id === id)),
+      );
+      for (const id of amended) {
+        const s = seen.find((x) => x.id === id)!;
+        expect(s.value.type).toBe('user-created');
+        expect(s.release).toBe('7');
+      }
+      expect(seen.find((s) => s.id === amended[1])!.value.createdAt).toBe('2019-01-01T00:00:00.000Z');
+      const [withGroup, emptyGroup] = grouped.map((id) => seen.find((s) => s.id === id)!);
+      expect(Object.keys(withGroup.value).slice(-3)).toEqual(['environment', 'groupType', 'groupId']);
+      expect(withGroup.value).toMatchObject({ groupType: 'transaction', groupId: '01K0TRANSACTION' });
+      expect(parseEvent(JSON.stringify(withGroup.value))).toMatchObject({ ok: true });
+      expect(Object.keys(emptyGroup.value)).not.toContain('groupType');
+      expect(withGroup.release).toBe('7');
+      // 8's first migration
+      await c.query(
+        `INSERT INTO migrations (name, run_on) VALUES ('/20260601105104-add-sunset-feature-type', now())`,
+      );
+      const eight = (await insertOne(c, 'upgrade-flag')).rows[0].id;
+      await waitFor('the row written by 8', async () => seen.some((s) => s.id === eight));
+      expect(seen.find((s) => s.id === eight)!.release).toBe('8');
+      // nothing lost, nothing twice
+      const ids = (
+        await c.query<{ id: number }>('SELECT id FROM events WHERE id > $1 ORDER BY id', [six - 1])
+      ).rows.map((r) => r.id);
+      const got = seen
+        .slice(before)
+        .filter((s) => s.id < SDK_ID_BASE)
+        .map((s) => s.id)
+        .sort((a, b) => a - b);
+      expect(got).toEqual(ids);
+      const [stored] = await db.query<{ status: { release: string } }>(
+        `SELECT status FROM public.source_positions WHERE source = 'unleash'`,
+      );
+      expect(stored.status.release).toBe('8');
+    } finally {
+      abort.abort();
+      await run;
+      await c.query(`DROP TABLE migrations`);
+      await c.query(`ALTER TABLE events DROP COLUMN group_type, DROP COLUMN group_id`);
     }
   });
 

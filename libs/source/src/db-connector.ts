@@ -62,14 +62,24 @@ export function originOf(url: string): string {
 /** What `--sdk-only` reads of `events`: nothing. */
 const NO_EVENTS: PollResult = {
   snapshot: { xmin: 0n, xmax: 0n, xip: [] },
+  release: null,
   newestId: 0,
   newestAt: null,
   gapRows: [],
   newRows: [],
 };
 
-/** Messages of event rows (values built by Postgres) and SDK events. */
-const rowMessage = (r: EventRow): Message => ({ key: r.key, value: r.value });
+/**
+ * The Kafka header that carries the Unleash release line (`6`, `7`, `8`) an event was read from: the projector
+ * stores the newest one it applies, and flaglens answers as that release (docs/source-connector.md).
+ */
+export const RELEASE_HEADER = 'flaglens-unleash-release';
+
+/** Messages of event rows (values built by Postgres, with the release when known) and SDK events. */
+const rowMessage = (r: EventRow, release: string | null): Message =>
+  release === null
+    ? { key: r.key, value: r.value }
+    : { key: r.key, value: r.value, headers: { [RELEASE_HEADER]: release } };
 const sdkMessage = (e: SdkEvent): Message => ({ key: 'instance', value: JSON.stringify(e) });
 
 /**
@@ -216,8 +226,12 @@ export class DbConnector {
           next.catch(() => undefined); // awaited at the top of the loop; an error surfaces there
           prefetch = next;
         }
+        if (read.release !== null && read.release !== this.status.release) {
+          log('info', `Unleash release ${read.release} (from its migrations)`);
+          this.status.release = read.release;
+        }
         if (rows.length > 0) {
-          await send(rows.map(rowMessage));
+          await send(rows.map((x) => rowMessage(x, read.release)));
           this.status.produced += rows.length;
           this.status.rowsRead += rows.length;
           metrics?.rowsRead.inc(label, rows.length);

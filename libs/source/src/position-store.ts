@@ -33,6 +33,11 @@ export interface SourceStatus {
   sdkProduced: number;
   state: 'backfilling' | 'following' | 'done' | 'retrying';
   message?: string;
+  /**
+   * The Unleash release line the connector found (database mode: Unleash's `migrations`), carried on each
+   * event message (header `flaglens-unleash-release`); absent when it could not be told.
+   */
+  release?: string;
 }
 
 export interface StoredSource {
