@@ -1,5 +1,5 @@
 import { parseEvent } from '@flaglens/contract';
-import { wireOf } from './api-connector';
+import { releaseOf, wireOf } from './api-connector';
 
 describe('hosted mode: the event search answer in the wire shape', () => {
   it('keeps the event list keys in order, drops label/summary, defaults tags and nulls', () => {
@@ -35,5 +35,25 @@ describe('hosted mode: the event search answer in the wire shape', () => {
       environment: null,
     });
     expect(parseEvent(wire)).toMatchObject({ ok: true });
+  });
+
+  it("appends 7+'s groupType and groupId when set, and leaves them out when not", () => {
+    const e = { id: 8, type: 'feature-created', createdBy: 'a', createdAt: '2026-11-22T08:52:03.265Z' };
+    const grouped = JSON.parse(wireOf({ ...e, groupType: 'change-request', groupId: '12' })) as object;
+    expect(Object.entries(grouped).slice(-2)).toEqual([
+      ['groupType', 'change-request'],
+      ['groupId', '12'],
+    ]);
+    expect(Object.keys(JSON.parse(wireOf({ ...e, groupType: undefined })) as object)).not.toContain(
+      'groupType',
+    );
+  });
+
+  it("tells the release line from Unleash's version", () => {
+    expect(releaseOf('8.2.0')).toBe('8');
+    expect(releaseOf('7.6.5+enterprise')).toBe('7');
+    expect(releaseOf('6.10.1')).toBe('6');
+    expect(releaseOf(undefined)).toBeNull();
+    expect(releaseOf('main')).toBeNull();
   });
 });

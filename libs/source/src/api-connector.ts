@@ -3,7 +3,7 @@ import { eventKey } from '@flaglens/contract';
 import { PositionStore, type SourcePosition, type SourceStatus } from './position-store';
 import { SourceError, oneLine } from './errors';
 import type { SourceMetrics } from './source-metrics';
-import type { RunSummary } from './db-connector';
+import { RELEASE_HEADER, type RunSummary } from './db-connector';
 import { backoffMs, connectWithRetry, sleep, type SourceLog } from './retry';
 
 export interface ApiConnectorOptions {
@@ -30,9 +30,12 @@ const RECENT = 20_000;
 
 type ApiEvent = Record<string, unknown> & { id: number; createdAt: string };
 
-/** The wire shape of the event list (the search adds `label` and `summary`, which are dropped). */
+/**
+ * The wire shape of the event list (the search adds `label` and `summary`, which are dropped); 7+'s
+ * `groupType` and `groupId` after the others, when set.
+ */
 export function wireOf(e: ApiEvent): string {
-  return JSON.stringify({
+  const wire: Record<string, unknown> = {
     id: e.id,
     type: e.type,
     createdBy: e.createdBy,
@@ -44,7 +47,16 @@ export function wireOf(e: ApiEvent): string {
     featureName: e.featureName ?? null,
     project: e.project ?? null,
     environment: e.environment ?? null,
-  });
+  };
+  if (typeof e.groupType === 'string' && e.groupType !== '') wire.groupType = e.groupType;
+  if (typeof e.groupId === 'string' && e.groupId !== '') wire.groupId = e.groupId;
+  return JSON.stringify(wire);
+}
+
+/** The release line (major version) of an Unleash version such as `8.2.0`, or null. */
+export function releaseOf(version: unknown): string | null {
+  const m = typeof version === 'string' ? /^(\d+)\./.exec(version.trim()) : null;
+  return m ? String(Number(m[1])) : null;
 }
 
 const day = (t: number) => new Date(t).toISOString().slice(0, 10);
@@ -106,6 +118,20 @@ export class ApiConnector {
     return { events: body.events, total: Number(body.total ?? body.events.length) };
   }
 
+  /** Unleash's version (`GET /api/admin/ui-config`), as a release line; null when it cannot be read. */
+  private async release(): Promise<string | null> {
+    try {
+      const res = await fetch(`${this.base}/api/admin/ui-config`, {
+        headers: { Authorization: this.o.token, Accept: 'application/json' },
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (!res.ok) return null;
+      return releaseOf(((await res.json()) as { version?: unknown }).version);
+    } catch {
+      return null;
+    }
+  }
+
   async run(): Promise<RunSummary> {
     const { log, signal, metrics } = this.o;
     const label = { source: this.o.source };
@@ -136,7 +162,12 @@ export class ApiConnector {
         this.status.rowsRead += events.length;
         metrics?.rowsRead.inc(label, events.length);
         if (fresh.length === 0) return 0;
-        const messages: Message[] = fresh.map((e) => ({ key: eventKey(e as never), value: wireOf(e) }));
+        const release = this.status.release ?? null;
+        const messages: Message[] = fresh.map((e) => ({
+          key: eventKey(e as never),
+          value: wireOf(e),
+          ...(release === null ? {} : { headers: { [RELEASE_HEADER]: release } }),
+        }));
         await producer.send({ topic: this.o.topic, messages, acks: -1 });
         for (const e of fresh) recent.add(e.id);
         position.hwm = Math.max(position.hwm, ...fresh.map((e) => e.id));
@@ -146,9 +177,17 @@ export class ApiConnector {
       };
 
       let failures = 0;
+      let releaseDueAt = 0;
       let backfilled = stored?.position.day === 'done';
       while (!signal?.aborted) {
         try {
+          // the release: at the start, then once a minute (an Unleash upgraded in place restarts)
+          const release = Date.now() >= releaseDueAt ? await this.release() : null;
+          if (release !== null) releaseDueAt = Date.now() + 60_000;
+          if (release !== null && release !== this.status.release) {
+            log('info', `Unleash release ${release} (from its ui-config)`);
+            this.status.release = release;
+          }
           const head = await this.search({ limit: 1, offset: 0 });
           const newest = head.events[0];
           this.status.newestId = newest?.id ?? 0;
