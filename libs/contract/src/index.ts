@@ -17,3 +17,4 @@ export * from './tag.dto';
 export * from './validation-issues';
 export * from './well-formed-text.validator';
 export * from './debezium';
+export * from './unleash-release';

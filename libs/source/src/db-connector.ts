@@ -1,5 +1,6 @@
 import type { Kafka, Message, Producer } from 'kafkajs';
 import { redactUrl } from '@flaglens/config';
+import { RELEASE_HEADER } from '@flaglens/contract';
 import { DEFAULT_GAP_OPTIONS, openGapIds, step, type GapOptions } from './gaps';
 import { PositionStore, type SourcePosition, type SourceStatus } from './position-store';
 import { UnleashDb, type EventRow, type PollResult } from './unleash-db';
@@ -69,11 +70,7 @@ const NO_EVENTS: PollResult = {
   newRows: [],
 };
 
-/**
- * The Kafka header that carries the Unleash release line (`6`, `7`, `8`) an event was read from: the projector
- * stores the newest one it applies, and flaglens answers as that release (docs/source-connector.md).
- */
-export const RELEASE_HEADER = 'flaglens-unleash-release';
+export { RELEASE_HEADER };
 
 /** Messages of event rows (values built by Postgres, with the release when known) and SDK events. */
 const rowMessage = (r: EventRow, release: string | null): Message =>

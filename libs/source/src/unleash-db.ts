@@ -2,6 +2,7 @@ import { Client, type ClientConfig } from 'pg';
 import type { Gap } from './gaps';
 import { parseSnapshot, type Snapshot } from './gaps';
 import { SourceError } from './errors';
+import type { UnleashRelease } from '@flaglens/contract';
 
 /** One event row, already in the wire shape of `GET /api/admin/events/{flag}` (built by Postgres). */
 export interface EventRow {
@@ -31,7 +32,7 @@ export interface PollResult {
  * `7` from `20250630114145-add-transaction-context-to-events` (7.0: `events.group_type`, `group_id`), `8` from
  * `20260601105104-add-sunset-feature-type` (the first migration 8.2.0 has that 7.6.5 lacks).
  */
-export type UnleashRelease = '6' | '7' | '8';
+export type { UnleashRelease };
 
 export const RELEASE_MARKERS: ReadonlyArray<{ release: UnleashRelease; migration: string }> = [
   { release: '8', migration: '20260601105104-add-sunset-feature-type' },
