@@ -1,6 +1,7 @@
 import { MigrationInterface } from 'typeorm';
 import { EventLog1763800000100 } from '../libs/projections/src/event-log/event-log.migration';
 import { EventCounts1763800003400 } from '../libs/projections/src/event-log/event-counts.migration';
+import { EventLogGroups1763800004400 } from '../libs/projections/src/event-log/event-log-groups.migration';
 import { Identity1763800001100 } from '../libs/projections/src/identity/identity.migration';
 import { IdentityApplyFunction1763800003100 } from '../libs/projections/src/identity/identity-apply-function.migration';
 import { FlagState1763800000200 } from '../libs/projections/src/flag-state/flag-state.migration';
@@ -60,6 +61,7 @@ export const PROJECTION_MIGRATIONS: Migration[] = [
   EventCounts1763800003400,
   DropInsightsFlags1763800004100,
   InsightsStoredWeeks1763800004210,
+  EventLogGroups1763800004400,
 ];
 
 /**

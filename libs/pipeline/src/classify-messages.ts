@@ -5,6 +5,8 @@ export interface IncomingMessage {
   offset: number;
   key: Buffer | null;
   value: Buffer | null;
+  /** The Unleash release line the connector read the event from (header `flaglens-unleash-release`). */
+  release?: string;
 }
 
 export interface DeadLetter {
@@ -108,6 +110,7 @@ export function classifyMessages(
         partition,
         offset: m.offset,
         raw: value ?? undefined,
+        ...(m.release === undefined ? {} : { release: m.release }),
       });
     } else {
       dead.push({

@@ -3,7 +3,7 @@ import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { classifyFailure, retryTransient } from '@flaglens/persistence';
 import { BatchApplier, OffsetConflictError, type ApplyOutcome, type BatchToApply } from './batch-applier';
 import type { SourcedEvent } from '@flaglens/projections';
-import type { EventFormat } from '@flaglens/contract';
+import { RELEASE_HEADER, releaseFromHeader, type EventFormat } from '@flaglens/contract';
 import { classifyMessages, type DeadLetter } from './classify-messages';
 
 export interface PartitionConsumerOptions {
@@ -284,7 +284,12 @@ export class PartitionConsumer {
       classifyMessages(
         topic,
         partition,
-        messages.map((m) => ({ offset: Number(m.offset), key: m.key, value: m.value })),
+        messages.map((m) => ({
+          offset: Number(m.offset),
+          key: m.key,
+          value: m.value,
+          release: releaseFromHeader(m.headers?.[RELEASE_HEADER]),
+        })),
         {
           allowUnknownTypes: this.opts.allowUnknownTypes,
           maxBytes: this.opts.maxEventBytes,

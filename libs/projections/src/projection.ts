@@ -16,6 +16,8 @@ export interface SourcedEvent {
    * (events built in code) the body is the wire JSON.
    */
   raw?: Buffer;
+  /** The Unleash release line the event was read from, when its message said (`flaglens-unleash-release`). */
+  release?: string;
 }
 
 /**

@@ -99,4 +99,67 @@ describe('event log append (real Postgres)', () => {
     expect(JSON.parse(`[${latest.eventsJson}]`)).toHaveLength(1502);
     expect(latest.eventsJson).toContain(toWireJson(parsed.event));
   });
+
+  it("stores 7+'s groups and answers them when set; lists by createdAt, then id, whatever the ids' order", async () => {
+    const at = (id: number, createdAt: string, over: Record<string, unknown> = {}): SourcedEvent => ({
+      event: { ...testEvent(id, 'feature-updated', { featureName: 'grouped-flag', ...over }), createdAt },
+      knownType: true,
+      topic: 't',
+      partition: 2,
+      offset: id,
+    });
+    await c.query('BEGIN');
+    await appendEvents(c, [
+      at(9101, '2026-11-22T10:00:00.000Z', { groupType: 'change-request', groupId: '17' }),
+      at(9102, '2026-11-22T10:00:00.000Z'),
+      // 7.0's amended user-created rows: a new, higher id with an old createdAt
+      at(9103, '2020-01-01T00:00:00.000Z', { groupType: 'transaction' }),
+    ]);
+    await c.query('COMMIT');
+    const cols = await db.query<{ id: string; group_type: string | null; group_id: string | null }>(
+      `SELECT id, group_type, group_id FROM event_log WHERE id BETWEEN 9101 AND 9103 ORDER BY id`,
+    );
+    expect(cols.map((r) => [r.group_type, r.group_id])).toEqual([
+      ['change-request', '17'],
+      [null, null],
+      ['transaction', null],
+    ]);
+    const list = JSON.parse(
+      `[${(await new EventLogReadModel({ pool: () => reads }).eventsOfFlag('grouped-flag')).eventsJson}]`,
+    ) as Record<string, unknown>[];
+    expect(list.map((e) => e.id)).toEqual([9102, 9101, 9103]);
+    expect(Object.keys(list[1]).slice(-3)).toEqual(['environment', 'groupType', 'groupId']);
+    expect(list[1]).toMatchObject({ groupType: 'change-request', groupId: '17' });
+    expect(Object.keys(list[0])).not.toContain('groupType');
+    expect(list[2]).toMatchObject({ groupType: 'transaction' });
+    expect(Object.keys(list[2])).not.toContain('groupId');
+  });
+
+  it('keeps the release said by the highest event id, whatever order the batches come in', async () => {
+    const model = new EventLogReadModel({ pool: () => reads });
+    expect(await model.unleashRelease()).toEqual({ release: null, answeringAs: '8' });
+    const said = (id: number, release?: string): SourcedEvent => ({
+      event: testEvent(id, 'feature-updated', { featureName: 'release-flag' }),
+      knownType: true,
+      topic: 't',
+      partition: id % 2,
+      offset: id,
+      ...(release === undefined ? {} : { release }),
+    });
+    const append = async (events: SourcedEvent[]) => {
+      await c.query('BEGIN');
+      await appendEvents(c, events);
+      await c.query('COMMIT');
+    };
+    await append([said(9201, '6'), said(9203, '7'), said(9204)]);
+    expect(await model.unleashRelease()).toEqual({ release: '7', answeringAs: '7' });
+    // another partition's older event, applied later, does not take it back
+    await append([said(9202, '6')]);
+    expect((await model.unleashRelease()).release).toBe('7');
+    // a replay of what is stored changes nothing
+    await append([said(9203, '6'), said(9201, '8')]);
+    expect((await model.unleashRelease()).release).toBe('7');
+    await append([said(9205, '9')]);
+    expect(await model.unleashRelease()).toEqual({ release: '9', answeringAs: '8' });
+  });
 });

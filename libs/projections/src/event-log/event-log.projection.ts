@@ -8,7 +8,7 @@ import { toWireJson } from './event-wire';
 import { arrayLiteral, CopyTextWriter } from './copy-text';
 
 const COLUMNS =
-  'id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset, other_projects';
+  'id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset, other_projects, group_type, group_id';
 
 export const EVENT_LOG_COPY_COLUMNS = COLUMNS;
 
@@ -41,6 +41,8 @@ export function eventLogCopyChunk(events: SourcedEvent[], from = 0, to = events.
     w.field(s.partition);
     w.field(s.offset);
     w.field(e.type === 'feature-project-change' ? arrayLiteral(otherProjects(e)) : null);
+    w.field(e.groupType ?? null);
+    w.field(e.groupId ?? null);
     w.endRow();
   }
   return w.bytes();
@@ -94,6 +96,7 @@ export async function appendEvents(client: PoolClient, events: SourcedEvent[]): 
   }
   if (copied) {
     await countStored(client, unique);
+    await recordRelease(client, unique);
     return unique;
   }
   // per transaction: the version (schema) behind `event_log` may change between batches
@@ -109,7 +112,27 @@ export async function appendEvents(client: PoolClient, events: SourcedEvent[]): 
   const newIds = new Set(inserted.rows.map((r) => Number(r.id)));
   const stored = unique.filter((s) => newIds.has(s.event.id));
   await countStored(client, stored);
+  await recordRelease(client, stored);
   return stored;
+}
+
+/**
+ * The release line of the newest (highest id) newly stored event whose message said it, kept in
+ * `unleash_release` unless an event with a higher id said otherwise before: partitions may apply their
+ * batches in any order, and ids follow Unleash's sequence, so the highest id is the latest word. A replay
+ * stores no event twice and so changes nothing.
+ */
+async function recordRelease(client: PoolClient, stored: SourcedEvent[]): Promise<void> {
+  let newest: SourcedEvent | undefined;
+  for (const s of stored)
+    if (s.release !== undefined && (newest === undefined || s.event.id > newest.event.id)) newest = s;
+  if (newest === undefined) return;
+  await client.query(
+    `INSERT INTO unleash_release AS r (release, event_id) VALUES ($1, $2)
+     ON CONFLICT (only_row) DO UPDATE SET release = EXCLUDED.release, event_id = EXCLUDED.event_id,
+       recorded_at = now() WHERE r.event_id < EXCLUDED.event_id`,
+    [newest.release, newest.event.id],
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { ReadPool } from '@flaglens/persistence';
 import { wireFromStored } from './event-wire';
+import { answeringRelease, type UnleashRelease } from '@flaglens/contract';
 
 export interface FlagEventList {
   /** JSON array elements, already serialised, newest first (createdAt desc, then id desc). */
@@ -144,5 +145,21 @@ export class EventLogReadModel {
     });
     const bodies = r.rows[0]?.bodies ?? [];
     return { total: Number(r.rows[0]?.total ?? 0), eventsJson: wireList(bodies) };
+  }
+
+  /**
+   * The Unleash release the topic last said (`unleash_release`: the release of the highest event id whose
+   * message carried it; null when none did) and the one flaglens answers as (that one when supported, else
+   * the newest supported). Where the supported releases answer a question differently, answer as this.
+   */
+  async unleashRelease(): Promise<{ release: string | null; answeringAs: UnleashRelease }> {
+    const r = await this.db
+      .pool()
+      .query<{ release: string }>({
+        name: 'flaglens-unleash-release',
+        text: `SELECT release FROM unleash_release`,
+      });
+    const release = r.rows[0]?.release ?? null;
+    return { release, answeringAs: answeringRelease(release) };
   }
 }

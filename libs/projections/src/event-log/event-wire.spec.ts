@@ -132,6 +132,8 @@ const expectedRow = (s: SourcedEvent): string => {
     s.partition,
     s.offset,
     e.type === 'feature-project-change' ? arrayLiteral(otherProjects(e)) : null,
+    e.groupType ?? null,
+    e.groupId ?? null,
   ]);
 };
 
@@ -147,7 +149,7 @@ describe('COPY text encoding', () => {
 });
 
 describe('eventLogCopyChunk of one row', () => {
-  it('equals the generic COPY encoding of the 14 columns, for any text in any field', () => {
+  it('equals the generic COPY encoding of the 16 columns, for any text in any field', () => {
     const text = fc.string({ unit: fc.constantFrom('a', 'é', '\\', '\t', '\n', '\r', '"', '\u2028', 'x') });
     const optText = fc.option(text, { nil: null });
     fc.assert(
@@ -163,14 +165,18 @@ describe('eventLogCopyChunk of one row', () => {
           note: text,
           oldProject: optText,
           newProject: optText,
+          groupType: fc.option(text, { nil: undefined }),
+          groupId: fc.option(text, { nil: undefined }),
         }),
         fc.boolean(),
         fc.option(fc.nat(), { nil: null }),
         (o, knownType, offset) => {
-          const { note, oldProject, newProject, ...fields } = o;
+          const { note, oldProject, newProject, groupType, groupId, ...fields } = o;
           const s: SourcedEvent = {
             event: {
               ...fields,
+              ...(groupType === undefined ? {} : { groupType }),
+              ...(groupId === undefined ? {} : { groupId }),
               createdAt: '2026-11-22T08:52:48.003Z',
               data: { note, oldProject, newProject },
               preData: null,
