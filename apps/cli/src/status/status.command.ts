@@ -11,11 +11,13 @@ export const STATUS_UNHEALTHY = 3;
 const SECOND_LOOK_MS = 3000;
 import { terminalJson, terminalText } from '../terminal-text';
 import { PositionStore } from '@flaglens/source';
+import { answeringRelease } from '@flaglens/contract';
 
 /**
  * `status [--json] [--stall-seconds <s>]`: per partition the stored offset (active version, the live group),
  * the high-water mark, the lag and the last event time; the group's members and their partitions; the active
- * projection version; dead letters; the source connectors (their stored position and last status).
+ * projection version; the Unleash release flaglens answers as (the one the topic last said, else the newest
+ * supported); dead letters; the source connectors (their stored position, last status and the release found).
  *
  * Usable as a check: exit code 3 (STATUS_UNHEALTHY) when the consumer group has no member or a partition is
  * stalled (consumer-status.ts `statusProblems`), each problem on stderr (in `problems` with `--json`).
@@ -69,6 +71,20 @@ export class StatusCommand extends CommandRunner {
           idleSeconds: r.idle_seconds,
         }));
       const stored = await positions();
+      const [said] = version
+        ? ((await db.query(
+            `SELECT r.release, r.event_id::text AS event_id, r.recorded_at FROM (SELECT 1) x
+               LEFT JOIN LATERAL (SELECT release, event_id, recorded_at FROM ${version.schema}.unleash_release) r ON true
+              WHERE to_regclass($1) IS NOT NULL`,
+            [`${version.schema}.unleash_release`],
+          )) as { release: string | null; event_id: string | null; recorded_at: Date | null }[])
+        : [];
+      const unleash = {
+        release: said?.release ?? null,
+        eventId: said?.event_id === null || said?.event_id === undefined ? null : Number(said.event_id),
+        recordedAt: said?.recorded_at?.toISOString() ?? null,
+        answeringAs: answeringRelease(said?.release),
+      };
       const deadLetters = await new DeadLettersReadModel(db).counts();
       const sources = (await PositionStore.list((sql) => db.query(sql) as Promise<unknown[]>)).map((x) => ({
         source: x.source,
@@ -82,6 +98,7 @@ export class StatusCommand extends CommandRunner {
         lastPollAt: x.status?.lastPollAt ?? null,
         produced: x.status?.produced ?? 0,
         sdkProduced: x.status?.sdkProduced ?? 0,
+        release: x.status?.release ?? null,
         updatedAt: x.updatedAt,
       }));
       const partitions = partitionStatus(await topicWatermarks(kafka, topic), stored);
@@ -118,6 +135,7 @@ export class StatusCommand extends CommandRunner {
         problems,
         group: { id: group, state: g?.state ?? 'unknown', members },
         projectionVersion: version ? { version: version.version, schema: version.schema } : null,
+        unleash,
         lag: partitions.reduce((n, p) => n + p.lag, 0),
         partitions,
         deadLetters,
@@ -131,6 +149,11 @@ export class StatusCommand extends CommandRunner {
       const out: string[] = [];
       out.push(
         `topic ${topic}, group ${group} (${status.group.state}), projection version ${version?.version ?? 'none'}`,
+      );
+      out.push(
+        unleash.release === null
+          ? `unleash release: unknown (no event said which), answering as ${unleash.answeringAs} (the newest supported)`
+          : `unleash release: ${unleash.release} (said by event ${unleash.eventId}), answering as ${unleash.answeringAs}`,
       );
       out.push('partition\tstored\thigh\tlag\tlast event');
       for (const p of partitions)
@@ -153,7 +176,8 @@ export class StatusCommand extends CommandRunner {
       for (const x of sources)
         out.push(
           `source ${x.source} (${x.origin}): ${x.state}, position ${x.hwm}, lag ${x.lagRows ?? '-'} row(s) / ` +
-            `${x.lagSeconds ?? '-'} s, ${x.openGaps} open gap id(s), last poll ${x.lastPollAt ?? '-'}`,
+            `${x.lagSeconds ?? '-'} s, ${x.openGaps} open gap id(s), last poll ${x.lastPollAt ?? '-'}, ` +
+            `Unleash release ${x.release ?? 'unknown'}`,
         );
       // member ids, client ids and hosts come from any Kafka client; reason codes and sources from tables
       process.stdout.write(out.map(terminalText).join('\n') + '\n');
