@@ -103,6 +103,7 @@ describe('alert rules in a real Prometheus: a stalled projector fires FlaglensPa
         'FlaglensPartitionStalled',
         'FlaglensConsumerLagGrowing',
         'FlaglensNewDeadLetters',
+        'FlaglensUnknownEventTypes',
       ]),
     );
   });

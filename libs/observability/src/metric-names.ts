@@ -20,6 +20,12 @@ export const METRIC = {
   lastEventTimestamp: 'flaglens_projector_last_event_timestamp_seconds',
   /** Events handled by the projector, by type (a known type, else `unknown`) and outcome. */
   eventsApplied: 'flaglens_projector_events_total',
+  /**
+   * Valid events of a type flaglens does not know (an Unleash newer than it), newly stored in the event log
+   * (ACCEPT_UNKNOWN_EVENT_TYPES, the default), by type: the first UNKNOWN_TYPE_LABELS types by their name,
+   * any later one as `other`.
+   */
+  unknownEventTypes: 'flaglens_projector_unknown_event_types_total',
   /** Messages moved to the dead letters, by reason code. */
   deadLetters: 'flaglens_dead_letters_total',
   batchSize: 'flaglens_projector_batch_size_events',
@@ -97,6 +103,13 @@ export type EventOutcome = (typeof EVENT_OUTCOME)[keyof typeof EVENT_OUTCOME];
 
 /** Type label of events whose type is outside the contract, and of messages that did not parse. */
 export const UNKNOWN_TYPE = 'unknown';
+
+/**
+ * How many distinct types METRIC.unknownEventTypes labels by name per process (a producer could send any
+ * number of types: the labels stay bounded); later ones are counted as OTHER_UNKNOWN_TYPE.
+ */
+export const UNKNOWN_TYPE_LABELS = 100;
+export const OTHER_UNKNOWN_TYPE = 'other';
 
 /** Route label of requests no route matched (keeps raw paths out of the labels). */
 export const UNMATCHED_ROUTE = 'unmatched';

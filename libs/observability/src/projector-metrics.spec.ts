@@ -51,6 +51,31 @@ describe('ProjectorMetrics', () => {
     expect(line.endsWith(' 6')).toBe(true);
     expect(registry.registry).toBeInstanceOf(Registry);
   });
+
+  it('counts stored events of unknown types by type, a bounded number of type labels, duplicates not', async () => {
+    const registry = new MetricsRegistry('projector');
+    const m = new ProjectorMetrics(registry);
+    const batch = (stored: ReturnType<typeof ev>[], accepted = stored) => ({
+      accepted,
+      stored,
+      dead: [],
+      seconds: 0.01,
+      size: accepted.length,
+    });
+    m.recordBatch(
+      batch([ev(1, 'flag-teleported', false), ev(2, 'flag-teleported', false), ev(3, 'feature-created')]),
+    );
+    m.recordBatch(batch([], [ev(1, 'flag-teleported', false)])); // a duplicate: not stored again
+    // many more types than labels: the later ones as `other`
+    m.recordBatch(batch(Array.from({ length: 150 }, (_, i) => ev(10 + i, `new-type-${i}`, false))));
+    const lines = (await registry.render())
+      .split('\n')
+      .filter((l) => l.startsWith('flaglens_projector_unknown_event_types_total{'));
+    expect(lines.find((l) => l.includes('type="flag-teleported"'))).toMatch(/ 2$/);
+    expect(lines.some((l) => l.includes('type="feature-created"'))).toBe(false);
+    expect(lines).toHaveLength(101);
+    expect(lines.find((l) => l.includes('type="other"'))).toMatch(/ 51$/);
+  });
 });
 
 describe('bearerMatches', () => {

@@ -1,5 +1,13 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { EVENT_OUTCOME, LABEL, METRIC, UNKNOWN_TYPE, type EventOutcome } from './metric-names';
+import {
+  EVENT_OUTCOME,
+  LABEL,
+  METRIC,
+  OTHER_UNKNOWN_TYPE,
+  UNKNOWN_TYPE,
+  UNKNOWN_TYPE_LABELS,
+  type EventOutcome,
+} from './metric-names';
 import { MetricsRegistry } from './metrics-registry';
 import type { PartitionProgress } from './partition-progress';
 
@@ -66,6 +74,9 @@ export class ProjectorMetrics {
   readonly stageDbCpuSeconds: Counter;
   readonly transactionRetries: Counter;
   readonly projectionSkips: Counter;
+  readonly unknownEventTypes: Counter;
+  /** The unknown types labelled by name so far (at most UNKNOWN_TYPE_LABELS). */
+  private readonly unknownTypeLabels = new Set<string>();
 
   constructor(metrics: MetricsRegistry) {
     const registers = [metrics.registry];
@@ -92,6 +103,12 @@ export class ProjectorMetrics {
       name: METRIC.eventsApplied,
       help: 'Events handled by the projector, by event type (known types; others are "unknown") and outcome (stored, duplicate, dead_lettered)',
       labelNames: [LABEL.type, LABEL.outcome],
+      registers,
+    });
+    this.unknownEventTypes = new Counter({
+      name: METRIC.unknownEventTypes,
+      help: `Events of a type flaglens does not know (a newer Unleash), stored in the event log, by type (after ${UNKNOWN_TYPE_LABELS} distinct types: "${OTHER_UNKNOWN_TYPE}")`,
+      labelNames: [LABEL.type],
       registers,
     });
     this.deadLetters = new Counter({
@@ -150,6 +167,15 @@ export class ProjectorMetrics {
       for (const [outcome, n] of byOutcome)
         this.events.inc({ [LABEL.type]: type, [LABEL.outcome]: outcome }, n);
     for (const d of batch.dead) this.deadLetters.inc({ [LABEL.reason]: d.code });
+    for (const s of batch.stored) {
+      if (s.knownType) continue;
+      const type = s.event.type;
+      if (!this.unknownTypeLabels.has(type) && this.unknownTypeLabels.size < UNKNOWN_TYPE_LABELS)
+        this.unknownTypeLabels.add(type);
+      this.unknownEventTypes.inc({
+        [LABEL.type]: this.unknownTypeLabels.has(type) ? type : OTHER_UNKNOWN_TYPE,
+      });
+    }
   }
 
   /** Sets the lag gauges of every partition `progress` knows. */
