@@ -5,7 +5,9 @@ import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test
 import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
 import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
 import { startApp, stopApp } from '@flaglens/testing/support/processes';
-import { freePort } from '@flaglens/testing/support/http';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { Pool } from 'pg';
+import { EventLogReadModel } from '@flaglens/projections';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 import { createProjectorApp } from './main';
 
@@ -17,19 +19,25 @@ describe('projector (real Kafka and Postgres)', () => {
   let dropTopic: () => Promise<void>;
   const apps: INestApplication[] = [];
 
-  const config = (group: string) =>
+  const config = (group: string, extra: Record<string, string> = {}) =>
     loadConfig({
       DATABASE_URL: db.url,
       KAFKA_BROKERS: BROKERS,
       KAFKA_TOPIC: topic,
       KAFKA_GROUP_ID: group,
       LOG_LEVEL: 'warn',
+      ...extra,
     });
 
-  async function startProjector(group: string): Promise<INestApplication> {
-    const app = await createProjectorApp(config(group));
+  async function startProjector(
+    group: string,
+    extra: Record<string, string> = {},
+    port?: number,
+  ): Promise<INestApplication> {
+    const app = await createProjectorApp(config(group, extra));
     app.useLogger(['error']);
-    await app.init();
+    if (port === undefined) await app.init();
+    else await app.listen(port, '127.0.0.1');
     apps.push(app);
     return app;
   }
@@ -159,7 +167,8 @@ describe('projector (real Kafka and Postgres)', () => {
     const messages = [good(1)];
     poison.forEach((p, i) => messages.push({ key, value: p.value as string }, good(i + 2)));
     await produce(kafka, topic, messages, 4);
-    await startProjector('g-poison');
+    // strict: an unknown type dead-lettered (the default stores it: the next test)
+    await startProjector('g-poison', { ACCEPT_UNKNOWN_EVENT_TYPES: 'false' });
     await waitFor('lag 0', () => lagZero('g-poison'), { timeoutMs: 60000 });
 
     expect(await stored()).toBe(poison.length + 1);
@@ -175,6 +184,49 @@ describe('projector (real Kafka and Postgres)', () => {
     expect(dead[1].reason).toMatch(/createdBy/);
     expect(dead[2].reason).toMatch(/tags/);
     expect(dead[3].reason).toMatch(/id/);
+  });
+
+  it('stores, answers and counts an event of a type it does not know (a newer Unleash), by default', async () => {
+    const key = 'newer-flag';
+    const newer = {
+      ...flagEvent(2, key, 2),
+      type: 'flag-teleported',
+      groupType: 'transaction',
+      groupId: '01K0',
+    };
+    await produce(kafka, topic, [
+      toMessage(flagEvent(1, key, 1)),
+      { ...toMessage(newer), headers: { 'flaglens-unleash-release': '8' } },
+      // a replay of the same event: stored and counted once
+      toMessage(newer),
+      toMessage(flagEvent(3, key, 3)),
+    ]);
+    const port = await freePort();
+    await startProjector('g-newer', {}, port);
+    await waitFor('lag 0', () => lagZero('g-newer'), { timeoutMs: 60000 });
+    expect(await stored()).toBe(3);
+    expect(await db.query('SELECT * FROM dead_letters')).toHaveLength(0);
+    const [row] = await db.query<{ known_type: boolean; group_type: string; group_id: string }>(
+      'SELECT known_type, group_type, group_id FROM event_log WHERE id = 2',
+    );
+    expect(row).toEqual({ known_type: false, group_type: 'transaction', group_id: '01K0' });
+    // answered in the flag's event list like any other
+    const schema = (await db.query<{ s: string }>('SELECT current_schema() AS s'))[0].s;
+    const reads = new Pool({ connectionString: db.url, max: 1, options: `-c search_path=${schema},public` });
+    try {
+      const model = new EventLogReadModel({ pool: () => reads });
+      const list = JSON.parse(`[${(await model.eventsOfFlag(key)).eventsJson}]`) as Record<string, unknown>[];
+      expect(list.map((e) => e.id)).toEqual([3, 2, 1]);
+      expect(list[1]).toMatchObject({ type: 'flag-teleported', groupType: 'transaction', groupId: '01K0' });
+      expect(await model.unleashRelease()).toEqual({ release: '8', answeringAs: '8' });
+    } finally {
+      await reads.end();
+    }
+    // counted by type
+    const text = (await httpGet(port, '/metrics')).text;
+    expect(text).toMatch(
+      /^flaglens_projector_unknown_event_types_total\{[^}]*type="flag-teleported"[^}]*\} 1$/m,
+    );
   });
 
   it('keeps every partition moving past valid-looking events that used to stop it', async () => {

@@ -12,7 +12,7 @@ describe('loadConfig', () => {
     expect(c.KAFKA_TOPIC).toBe('flaglens.events');
     expect(c.KAFKA_GROUP_ID).toBe('flaglens-projector');
     expect(c.PORT).toBe(4242);
-    expect(c.ACCEPT_UNKNOWN_EVENT_TYPES).toBe(false);
+    expect(c.ACCEPT_UNKNOWN_EVENT_TYPES).toBe(true);
     expect(c.CONNECTOR_PORT).toBe(4244);
     expect(c.UNLEASH_DATABASE_URL).toBeUndefined();
     expect([c.PROJECTOR_HOST, c.CONNECTOR_HOST]).toEqual(['127.0.0.1', '127.0.0.1']);
@@ -54,11 +54,11 @@ describe('loadConfig', () => {
   it('parses numbers and booleans from strings', () => {
     const c = loadConfig({
       PORT: '8080',
-      ACCEPT_UNKNOWN_EVENT_TYPES: 'true',
+      ACCEPT_UNKNOWN_EVENT_TYPES: 'false',
       FLAGLENS_CLOCK: '2026-11-22T09:01:00Z',
     });
     expect(c.PORT).toBe(8080);
-    expect(c.ACCEPT_UNKNOWN_EVENT_TYPES).toBe(true);
+    expect(c.ACCEPT_UNKNOWN_EVENT_TYPES).toBe(false);
     expect(c.FLAGLENS_CLOCK).toBe('2026-11-22T09:01:00Z');
   });
 

@@ -160,10 +160,13 @@ export class AppConfig {
   @IsIn(['unleash', 'debezium'], { message: 'must be unleash or debezium' })
   EVENT_FORMAT: 'unleash' | 'debezium' = 'unleash';
 
-  /** Store events of a type outside api-spec part 6 in the flag's event list instead of dead-lettering them. */
+  /**
+   * Store (and answer) valid events of a type flaglens does not know, an Unleash newer than it, like any other
+   * audit record, counted on `flaglens_projector_unknown_event_types_total`; `false` dead-letters them instead.
+   */
   @Transform(toBool)
   @IsBoolean()
-  ACCEPT_UNKNOWN_EVENT_TYPES = false;
+  ACCEPT_UNKNOWN_EVENT_TYPES = true;
 
   /** Largest accepted event value in bytes; larger ones are dead-lettered. */
   @Transform(toInt)
