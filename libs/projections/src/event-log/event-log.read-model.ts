@@ -153,12 +153,10 @@ export class EventLogReadModel {
    * the newest supported). Where the supported releases answer a question differently, answer as this.
    */
   async unleashRelease(): Promise<{ release: string | null; answeringAs: UnleashRelease }> {
-    const r = await this.db
-      .pool()
-      .query<{ release: string }>({
-        name: 'flaglens-unleash-release',
-        text: `SELECT release FROM unleash_release`,
-      });
+    const r = await this.db.pool().query<{ release: string }>({
+      name: 'flaglens-unleash-release',
+      text: `SELECT release FROM unleash_release`,
+    });
     const release = r.rows[0]?.release ?? null;
     return { release, answeringAs: answeringRelease(release) };
   }
