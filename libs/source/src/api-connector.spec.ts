@@ -1,5 +1,5 @@
 import { parseEvent } from '@flaglens/contract';
-import { releaseOf, wireOf } from './api-connector';
+import { releaseOf, rereadAfterUpgrade, wireOf } from './api-connector';
 
 describe('hosted mode: the event search answer in the wire shape', () => {
   it('keeps the event list keys in order, drops label/summary, defaults tags and nulls', () => {
@@ -47,6 +47,14 @@ describe('hosted mode: the event search answer in the wire shape', () => {
     expect(Object.keys(JSON.parse(wireOf({ ...e, groupType: undefined })) as object)).not.toContain(
       'groupType',
     );
+  });
+
+  it('reads every day again after an upgrade from 6 to 7 or later (old-dated user-created rows)', () => {
+    expect(rereadAfterUpgrade('6', '7')).toBe(true);
+    expect(rereadAfterUpgrade('6', '8')).toBe(true);
+    expect(rereadAfterUpgrade('7', '8')).toBe(false);
+    expect(rereadAfterUpgrade('8', '8')).toBe(false);
+    expect(rereadAfterUpgrade(undefined, '8')).toBe(false);
   });
 
   it("tells the release line from Unleash's version", () => {

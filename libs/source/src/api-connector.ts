@@ -53,6 +53,16 @@ export function wireOf(e: ApiEvent): string {
   return JSON.stringify(wire);
 }
 
+/**
+ * Whether an upgrade from release `before` to `now` inserted rows that the newest pages never show: 7.0's
+ * migration `20250708173000-amend-users-created-events` adds a `user-created` row per user with the user's old
+ * `created_at` (the search lists by `createdAt`). The backfill reads every day again; the projector stores
+ * each id once.
+ */
+export function rereadAfterUpgrade(before: string | undefined, now: string): boolean {
+  return before !== undefined && Number(before) < 7 && Number(now) >= 7;
+}
+
 /** The release line (major version) of an Unleash version such as `8.2.0`, or null. */
 export function releaseOf(version: unknown): string | null {
   const m = typeof version === 'string' ? /^(\d+)\./.exec(version.trim()) : null;
@@ -188,6 +198,13 @@ export class ApiConnector {
             log('info', `Unleash release ${release} (from its ui-config)`);
             this.status.release = release;
           }
+          if (release !== null && rereadAfterUpgrade(position.release, release)) {
+            // 7.0's upgrade inserted user-created rows with old dates: never on the newest pages, read again
+            log('info', `Unleash went from ${position.release} to ${release}: reading every day again`);
+            backfilled = false;
+            delete position.day;
+          }
+          if (release !== null) position.release = release;
           const head = await this.search({ limit: 1, offset: 0 });
           const newest = head.events[0];
           this.status.newestId = newest?.id ?? 0;

@@ -17,6 +17,8 @@ export interface SourcePosition extends Position {
   recent?: number[];
   /** API mode: the last day copied by the backfill (`YYYY-MM-DD`), `done` once it is over. */
   day?: string;
+  /** API mode: the Unleash release line last seen (an upgrade to 7 makes the backfill run again). */
+  release?: string;
 }
 
 /** What `status` and the metrics show about a connector (written with the position). */
