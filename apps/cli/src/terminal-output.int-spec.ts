@@ -28,7 +28,14 @@ describe('CLI output of hostile event text (real Kafka and Postgres)', () => {
     kafka = testKafka();
     db = await createTestDatabase('terminal');
     ({ topic, drop: dropTopic } = await createTestTopic(kafka, 'terminal', 1));
-    env = { DATABASE_URL: db.url, KAFKA_BROKERS: BROKERS, KAFKA_TOPIC: topic, KAFKA_GROUP_ID: 'g-terminal' };
+    env = {
+      DATABASE_URL: db.url,
+      KAFKA_BROKERS: BROKERS,
+      KAFKA_TOPIC: topic,
+      KAFKA_GROUP_ID: 'g-terminal',
+      // strict: the unknown type below is dead-lettered, its reason printed
+      ACCEPT_UNKNOWN_EVENT_TYPES: 'false',
+    };
     await produce(kafka, topic, [
       toMessage(flagEvent(1, 'plain-flag', 0)),
       // malformed JSON: the parser's message quotes the text (clear screen, a hyperlink, a window title)
