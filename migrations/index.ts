@@ -17,6 +17,7 @@ import { Insights1763800002001 } from '../libs/projections/src/insights/insights
 import { InsightsEnvUpdatesByProject1763800003300 } from '../libs/projections/src/insights/insights-env-updates-by-project.migration';
 import { DropInsightsFlags1763800004100 } from '../libs/projections/src/insights/drop-insights-flags.migration';
 import { InsightsStoredWeeks1763800004210 } from '../libs/projections/src/insights/insights-stored-weeks.migration';
+import { ProjectLinkTemplates1763800004500 } from '../libs/projections/src/projects/project-link-templates.migration';
 import { Meta1763800000000 } from './1763800000000-meta';
 import { ProjectorOffsets1763800000050 } from './1763800000050-projector-offsets';
 import { PersonalAccessTokens1763800000210 } from './1763800000210-personal-access-tokens';
@@ -60,6 +61,7 @@ export const PROJECTION_MIGRATIONS: Migration[] = [
   EventCounts1763800003400,
   DropInsightsFlags1763800004100,
   InsightsStoredWeeks1763800004210,
+  ProjectLinkTemplates1763800004500,
 ];
 
 /**

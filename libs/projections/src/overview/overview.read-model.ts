@@ -60,6 +60,7 @@ interface StateRow {
   naming_pattern: string | null;
   naming_example: string | null;
   naming_description: string | null;
+  link_templates: Record<string, unknown>[];
   created_at: string | null;
   archived_at: string | null;
   now_at: string;
@@ -157,7 +158,7 @@ const changeAhead = (instants: string[]): string =>
  */
 const STATE_COLUMNS = `
        p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.naming_pattern, p.naming_example,
-       p.naming_description, ${ISO('p.created')} AS created_at, ${ISO('p.archived_at')} AS archived_at,
+       p.naming_description, p.link_templates, ${ISO('p.created')} AS created_at, ${ISO('p.archived_at')} AS archived_at,
        ${ISO('p.now_at')} AS now_at, agg.total, agg.stale, agg.potentially_stale, agg.created_current,
        agg.created_past, agg.archived_current, agg.archived_past,
        (SELECT json_agg(json_build_object('type', type, 'count', n) ORDER BY type COLLATE "C")
@@ -314,6 +315,7 @@ function compose(state: OverviewState, a: ActivityRow, at: number): OverviewSnap
     : r.first_flag !== null
       ? { status: 'first-flag-created', feature: r.first_flag }
       : { status: 'onboarding-started' };
+  const health = healthRating(r.total, r.stale, r.potentially_stale);
   const body = {
     stats: {
       avgTimeToProdCurrentWindow: averageTimeToProduction(a.prod_days ?? []),
@@ -334,8 +336,10 @@ function compose(state: OverviewState, a: ActivityRow, at: number): OverviewSnap
       example: r.naming_example,
       description: r.naming_description,
     },
+    linkTemplates: r.link_templates,
     defaultStickiness: r.default_stickiness,
-    health: healthRating(r.total, r.stale, r.potentially_stale),
+    health,
+    technicalDebt: 100 - health,
     favorite: false,
     updatedAt: a.updated_at,
     ...(r.archived_at !== null ? { archivedAt: r.archived_at } : {}),
