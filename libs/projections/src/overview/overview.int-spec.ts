@@ -9,7 +9,7 @@ import { applyProjections } from '../apply-projections';
 import { generateHistory, prng } from '@flaglens/testing/generate-history';
 import { interleavedBatches, testEvent } from '@flaglens/testing/test-events';
 import { reduceFlagState } from '../flag-state/flag-state.logic';
-import { healthRating, OVERVIEW_SQL } from './overview.read-model';
+import { healthRating, OVERVIEW_SQL, OverviewReadModel } from './overview.read-model';
 import { OverviewReference } from '@flaglens/testing/overview-reference';
 import { inCurrentWindow, inPastWindow, isPotentiallyStale } from './overview.logic';
 
@@ -484,6 +484,38 @@ describe('overview projections (real Postgres)', () => {
     await applyBatches(b.ds, interleavedBatches(events, 3, 2));
     expect(await dump(b.db)).toEqual(once);
     expect(await read(b.model, 'lt')).toEqual(o);
+  });
+
+  it('8.x onboarding: SDK traffic without an enabled flag is sdk-connected; an enable makes it onboarded', async () => {
+    const { ds } = await fresh('ov_sdk_connected');
+    const at = (n: number) => new Date(Date.parse('2026-02-01T00:00:00.000Z') + n * 1000).toISOString();
+    const mk = (id: number, type: string, extra: Partial<FlagEvent> = {}): FlagEvent => ({
+      ...testEvent(id, type, { project: 'sc', ...extra }),
+      createdAt: at(id),
+    });
+    const v6 = new OverviewReadModel(ds);
+    const v8 = new OverviewReadModel(ds, 8);
+    const now = new Date(at(1000));
+    const status = async (m: OverviewReadModel) => (await m.snapshot('sc', now))!.body.onboardingStatus;
+    await applyBatches(ds, [
+      [
+        mk(1, 'project-created', { data: { id: 'sc', name: 'SC' } }),
+        mk(2, 'feature-created', { featureName: 'f', data: { type: 'release' } }),
+        mk(3, 'client-register', { data: { appName: 'app', project: 'sc' } }),
+      ],
+    ]);
+    expect(await status(v6)).toEqual({ status: 'onboarded' });
+    expect(await status(v8)).toEqual({ status: 'sdk-connected' });
+    // the state kept by a cache, then the activity alone: an enable is an event of the project's activity
+    const { state } = await v8.read('sc', now);
+    await applyBatches(ds, [
+      [mk(4, 'feature-environment-enabled', { featureName: 'f', environment: 'development' })],
+    ]);
+    expect((await v8.read('sc', now, false, state!)).snapshot!.body.onboardingStatus).toEqual({
+      status: 'onboarded',
+    });
+    expect(await status(v8)).toEqual({ status: 'onboarded' });
+    expect(await status(v6)).toEqual({ status: 'onboarded' });
   });
 
   it("reads SDK usage of the project's flags by key, not by scanning the usage of every flag", async () => {
