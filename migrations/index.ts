@@ -18,6 +18,8 @@ import { Insights1763800002001 } from '../libs/projections/src/insights/insights
 import { InsightsEnvUpdatesByProject1763800003300 } from '../libs/projections/src/insights/insights-env-updates-by-project.migration';
 import { DropInsightsFlags1763800004100 } from '../libs/projections/src/insights/drop-insights-flags.migration';
 import { InsightsStoredWeeks1763800004210 } from '../libs/projections/src/insights/insights-stored-weeks.migration';
+import { ProjectLinkTemplates1763800004500 } from '../libs/projections/src/projects/project-link-templates.migration';
+import { IdentityGroupDetails1763800004510 } from '../libs/projections/src/identity/identity-group-details.migration';
 import { Meta1763800000000 } from './1763800000000-meta';
 import { ProjectorOffsets1763800000050 } from './1763800000050-projector-offsets';
 import { PersonalAccessTokens1763800000210 } from './1763800000210-personal-access-tokens';
@@ -62,6 +64,8 @@ export const PROJECTION_MIGRATIONS: Migration[] = [
   DropInsightsFlags1763800004100,
   InsightsStoredWeeks1763800004210,
   EventLogGroups1763800004400,
+  ProjectLinkTemplates1763800004500,
+  IdentityGroupDetails1763800004510,
 ];
 
 /**

@@ -121,6 +121,11 @@ describe('every projection: replay and interleaving give the same final state', 
     }),
     testEvent(++id, 'environment-updated', { data: { name: 'qa', type: 'production' } }),
     testEvent(++id, 'feature-type-updated', { data: { id: 'release', lifetimeDays: 21 } }),
+    // Unleash 7+: a project-updated carrying the project's link templates
+    testEvent(++id, 'project-updated', {
+      project: 'sim-project-2',
+      data: { id: 'sim-project-2', linkTemplates: [{ title: 'Code', urlTemplate: 'https://x/{{feature}}' }] },
+    }),
     testEvent(++id, 'project-access-user-roles-updated', {
       project: 'sim-project-1',
       data: { userId: 3, roles: [5, 6] },

@@ -1,5 +1,6 @@
 import {
   ADMIN_ROLE_ID,
+  GroupDetails,
   IdentityChange,
   IdentityChangeSet,
   PrincipalKind,
@@ -13,7 +14,11 @@ import {
   SEED_USERS,
   SUBSCRIPTION_TYPES,
 } from '@flaglens/projections/identity/identity-seed';
-import type { Profile } from '@flaglens/projections/identity/identity.read-model';
+import {
+  canChangePassword,
+  PROFILE_GROUP_DEFAULT_CREATED_BY,
+  type Profile,
+} from '@flaglens/projections/identity/identity.read-model';
 
 /**
  * The identity read models in memory: a test oracle of the update rules (pure, no I/O).
@@ -39,12 +44,36 @@ export interface RoleRow {
   deleted: boolean;
   v: number;
 }
+/** When and by whom a user was added to a group (the reference's `group_user.created_at`/`created_by`). */
+export interface Joined {
+  at: string | null;
+  by: string | null;
+}
 export interface GroupRow {
   name: string | null;
   deleted: boolean;
-  members: Set<number>;
+  members: Map<number, Joined>;
+  details: GroupDetails | null;
   v: number;
 }
+interface PendingGroup {
+  users: number[];
+  details: GroupDetails;
+  by: string;
+  at: string;
+  v: number;
+}
+const newGroup = (name: string | null): GroupRow => ({
+  name,
+  deleted: false,
+  members: new Map(),
+  details: null,
+  v: 0,
+});
+/** Adds users not yet in the group (those in it keep when and by whom they joined). */
+const join = (g: GroupRow, users: readonly number[], at: string | null, by: string | null) => {
+  for (const u of users) if (!g.members.has(u)) g.members.set(u, { at, by });
+};
 export interface ProjectStateRow {
   present: boolean;
   archived: boolean;
@@ -68,7 +97,7 @@ export class IdentityState {
   users = new Map<number, UserRow>();
   roles = new Map<number, RoleRow>();
   groups = new Map<number, GroupRow>();
-  pendingGroups = new Map<string, { users: number[]; v: number }>();
+  pendingGroups = new Map<string, PendingGroup>();
   projects = new Map<string, ProjectStateRow>();
   /** key: (project, kind, principalId, roleRef) */
   members = new Map<string, MemberRow>();
@@ -197,23 +226,29 @@ export class IdentityState {
         for (const g of this.groups.values()) if (g.name === c.name && (!g.deleted || g.v >= eventId)) return;
         const p = this.pendingGroups.get(c.name);
         if (p && eventId < p.v) return;
-        this.pendingGroups.set(c.name, { users: [...c.users], v: eventId });
+        this.pendingGroups.set(c.name, { users: [...c.users], details: c.details, by: c.by, at, v: eventId });
         return;
       }
       case 'group-upsert': {
-        const g = this.groups.get(c.id) ?? { name: null, deleted: false, members: new Set(), v: 0 };
+        const g = this.groups.get(c.id) ?? newGroup(null);
         if (eventId < g.v) return;
-        const pending = c.name !== null ? this.pendingGroups.get(c.name) : undefined;
-        if (pending && pending.v <= eventId) this.pendingGroups.delete(c.name as string);
+        const found = c.name !== null ? this.pendingGroups.get(c.name) : undefined;
+        const pending = found && found.v <= eventId ? found : undefined;
+        if (pending) this.pendingGroups.delete(c.name as string);
         if (c.name !== null) g.name = c.name;
-        if (c.users !== undefined) g.members = new Set(c.users);
-        else if (pending && pending.v <= eventId) for (const u of pending.users) g.members.add(u);
+        g.details = c.details ?? pending?.details ?? g.details;
+        if (pending) join(g, pending.users, pending.at, pending.by);
+        if (c.users !== undefined) {
+          const keep = new Set(c.users);
+          for (const u of [...g.members.keys()]) if (!keep.has(u)) g.members.delete(u);
+          join(g, c.users, at, c.by);
+        }
         g.v = eventId;
         this.groups.set(c.id, g);
         return;
       }
       case 'group-delete': {
-        const g = this.groups.get(c.id) ?? { name: c.name, deleted: false, members: new Set(), v: 0 };
+        const g = this.groups.get(c.id) ?? newGroup(c.name);
         g.deleted = true;
         g.v = Math.max(g.v, eventId);
         if (g.name === null) g.name = c.name;
@@ -227,19 +262,20 @@ export class IdentityState {
       case 'group-user': {
         let g = this.groups.get(c.groupId);
         if (!g) {
-          g = { name: null, deleted: false, members: new Set(), v: 0 };
+          g = newGroup(null);
           // an unknown group id: bind it to the only provisional group, if there is exactly one
           const older = [...this.pendingGroups].filter(([, p]) => p.v <= eventId);
           if (this.pendingGroups.size === 1 && older.length === 1) {
             const [name, p] = older[0];
             g.name = name;
-            g.members = new Set(p.users);
+            g.details = p.details;
+            join(g, p.users, p.at, p.by);
             this.pendingGroups.delete(name);
           }
           this.groups.set(c.groupId, g);
         }
         if (eventId < g.v) return;
-        if (c.present) g.members.add(c.userId);
+        if (c.present) join(g, [c.userId], at, c.by);
         else g.members.delete(c.userId);
         g.v = eventId;
         return;
@@ -368,9 +404,27 @@ export class IdentityState {
     }
     return {
       projects: [...projects].filter((p) => this.projectListed(p)).sort(),
+      groups: groups
+        .sort((a, b) => a - b)
+        .map((id) => {
+          const g = this.groups.get(id) as GroupRow;
+          const j = g.members.get(userId) as Joined;
+          const d = g.details ?? { rootRole: null, description: '', mappingsSSO: [], scimId: null };
+          return {
+            id,
+            name: g.name ?? '',
+            rootRole: d.rootRole,
+            description: d.description,
+            mappingsSSO: d.mappingsSSO,
+            createdBy: j.by ?? PROFILE_GROUP_DEFAULT_CREATED_BY,
+            createdAt: j.at,
+            scimId: d.scimId,
+          };
+        }),
       rootRole: this.rootRoleOf(userId),
       subscriptions: [...SUBSCRIPTION_TYPES],
       features: [],
+      canChangePassword: canChangePassword(userId),
     };
   }
 
@@ -383,7 +437,9 @@ export class IdentityState {
       if (m.kind === 'user') {
         if (this.liveUser(m.principalId) && this.roleOf(m)?.type !== 'root') users.add(m.principalId);
       } else if (this.liveGroup(m.principalId)) {
-        const live = [...(this.groups.get(m.principalId)?.members ?? [])].filter((u) => this.liveUser(u));
+        const live = [...(this.groups.get(m.principalId)?.members.keys() ?? [])].filter((u) =>
+          this.liveUser(u),
+        );
         if (live.length === 0) emptyGroup = true;
         for (const u of live) users.add(u);
       }
@@ -424,7 +480,7 @@ export class IdentityState {
       roles: sorted(this.roles, (r) => ({ ...r, v: undefined })),
       groups: sorted(this.groups, (g) => ({
         ...g,
-        members: [...g.members].sort((a, b) => a - b),
+        members: [...g.members].sort((a, b) => a[0] - b[0]),
         v: undefined,
       })),
       pending: sorted(this.pendingGroups, (p) => ({ ...p, v: undefined })),

@@ -1,9 +1,11 @@
 import type { InstanceInsights } from '@flaglens/projections';
 
-type Kind = 'number' | 'string' | 'date-time';
+type Kind = 'number' | 'string' | 'date-time' | 'counts';
 const N: Kind = 'number';
 const S: Kind = 'string';
 const D: Kind = 'date-time';
+/** an object of numbers (counts by a name) */
+const C: Kind = 'counts';
 
 /** Required fields of every element of each array (api-spec 2.13); optional ones are checked if present. */
 export const INSIGHTS_SCHEMA: Record<
@@ -14,7 +16,7 @@ export const INSIGHTS_SCHEMA: Record<
   flagTrends: { req: { date: D, total: N, active: N, stale: N, potentiallyStale: N } },
   projectFlagTrends: {
     req: { week: S, project: S, health: N, date: D, total: N, active: N, stale: N, potentiallyStale: N },
-    opt: { timeToProduction: N, users: N },
+    opt: { technicalDebt: N, timeToProduction: N, users: N },
   },
   metricsSummaryTrends: {
     req: {
@@ -30,6 +32,9 @@ export const INSIGHTS_SCHEMA: Record<
     },
   },
   environmentTypeTrends: { req: { date: D, week: S, environmentType: S, totalUpdates: N } },
+  // Unleash 7+
+  lifecycleTrends: { req: { week: S, date: D, newProductionFlags: N }, opt: { project: S } },
+  creationArchiveTrends: { req: { week: S, date: D, project: S, createdFlags: C, archivedFlags: N } },
 };
 
 const END_OF_DAY = /^\d{4}-\d{2}-\d{2}T23:59:59\.999Z$/;
@@ -51,6 +56,11 @@ export function validateInsights(body: unknown): string[] {
         if (k === N && (typeof v !== 'number' || !Number.isFinite(v)))
           out.push(`${name}[${i}].${f} not a number`);
         if (k === S && typeof v !== 'string') out.push(`${name}[${i}].${f} not a string`);
+        if (
+          k === C &&
+          (typeof v !== 'object' || v === null || Object.values(v).some((n) => typeof n !== 'number'))
+        )
+          out.push(`${name}[${i}].${f} not counts`);
         if (k === D && (typeof v !== 'string' || !END_OF_DAY.test(v)))
           out.push(`${name}[${i}].${f} not end of day`);
       };
@@ -58,6 +68,12 @@ export function validateInsights(body: unknown): string[] {
       for (const [f, k] of Object.entries(opt ?? {})) check(f, k, false);
       if (name === 'projectFlagTrends' && ((el.health as number) < 0 || (el.health as number) > 100))
         out.push(`${name}[${i}].health out of range`);
+      if (
+        name === 'projectFlagTrends' &&
+        el.technicalDebt !== undefined &&
+        el.technicalDebt !== 100 - (el.health as number)
+      )
+        out.push(`${name}[${i}].technicalDebt is not 100 − health`);
     });
   }
   return out;

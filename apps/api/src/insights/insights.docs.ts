@@ -26,7 +26,10 @@ export class ProjectFlagTrendDoc {
   @ApiProperty() active: number;
   @ApiProperty() stale: number;
   @ApiProperty() potentiallyStale: number;
-  @ApiProperty({ minimum: 0, maximum: 100 }) health: number;
+  @ApiProperty({ minimum: 0, maximum: 100, deprecated: true, description: 'use technicalDebt' })
+  health: number;
+  @ApiPropertyOptional({ minimum: 0, maximum: 100, description: '100 − health (Unleash 7+)' })
+  technicalDebt: number;
   @ApiPropertyOptional({ description: 'days, one decimal (semantics §3.3), release flags as they are now' })
   timeToProduction?: number;
   @ApiPropertyOptional({ description: "members now; on the current week's rows only" }) users?: number;
@@ -48,10 +51,34 @@ export class EnvironmentTypeTrendDoc {
   @ApiProperty() environmentType: string;
   @ApiProperty() totalUpdates: number;
 }
+export class LifecycleTrendDoc {
+  @ApiProperty(WEEK) week: string;
+  @ApiProperty(DATE) date: string;
+  @ApiProperty() project: string;
+  @ApiProperty({
+    description: 'flags (as they are now) whose first production enable after creation fell in the week',
+  })
+  newProductionFlags: number;
+}
+export class CreationArchiveTrendDoc {
+  @ApiProperty(WEEK) week: string;
+  @ApiProperty(DATE) date: string;
+  @ApiProperty() project: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description: 'flags created in the week, by their current type (types with none left out)',
+  })
+  createdFlags: Record<string, number>;
+  @ApiProperty({ description: 'flags archived in the week (and still archived)' }) archivedFlags: number;
+}
 export class InstanceInsightsDoc {
   @ApiProperty({ type: [UserTrendDoc] }) userTrends: UserTrendDoc[];
   @ApiProperty({ type: [FlagTrendDoc] }) flagTrends: FlagTrendDoc[];
   @ApiProperty({ type: [ProjectFlagTrendDoc] }) projectFlagTrends: ProjectFlagTrendDoc[];
   @ApiProperty({ type: [MetricsSummaryTrendDoc] }) metricsSummaryTrends: MetricsSummaryTrendDoc[];
   @ApiProperty({ type: [EnvironmentTypeTrendDoc] }) environmentTypeTrends: EnvironmentTypeTrendDoc[];
+  @ApiProperty({ type: [LifecycleTrendDoc], description: 'Unleash 7+' }) lifecycleTrends: LifecycleTrendDoc[];
+  @ApiProperty({ type: [CreationArchiveTrendDoc], description: 'Unleash 7+' })
+  creationArchiveTrends: CreationArchiveTrendDoc[];
 }

@@ -19,6 +19,11 @@ export class FeatureNamingDoc {
   @ApiPropertyOptional({ type: String, nullable: true }) description: string | null;
 }
 
+export class LinkTemplateDoc {
+  @ApiPropertyOptional({ type: String, nullable: true }) title?: string | null;
+  @ApiProperty({ description: 'may hold {{project}} and {{feature}} placeholders' }) urlTemplate: string;
+}
+
 export class ProjectEnvironmentDoc {
   @ApiProperty() environment: string;
   @ApiPropertyOptional({
@@ -35,7 +40,11 @@ export class FeatureTypeCountDoc {
 }
 
 export class OnboardingStatusDoc {
-  @ApiProperty({ enum: ['onboarding-started', 'first-flag-created', 'onboarded'] }) status: string;
+  @ApiProperty({
+    enum: ['onboarding-started', 'first-flag-created', 'sdk-connected', 'onboarded'],
+    description: 'sdk-connected only when UNLEASH_RELEASE is 8 or later (8.x answers it)',
+  })
+  status: string;
   @ApiPropertyOptional({ description: 'with first-flag-created: the earliest-created live flag' })
   feature?: string;
 }
@@ -47,8 +56,15 @@ export class ProjectOverviewDoc {
   @ApiPropertyOptional({ enum: ['open', 'protected', 'private'] }) mode: string;
   @ApiProperty({ type: Number, nullable: true }) featureLimit: number | null;
   @ApiPropertyOptional({ type: FeatureNamingDoc }) featureNaming: FeatureNamingDoc;
+  @ApiPropertyOptional({
+    type: [LinkTemplateDoc],
+    description: 'templates of links added to new flags (Unleash 7+; [] until a project-updated sets them)',
+  })
+  linkTemplates: LinkTemplateDoc[];
   @ApiPropertyOptional() defaultStickiness: string;
-  @ApiPropertyOptional({ minimum: 0, maximum: 100 }) health: number;
+  @ApiPropertyOptional({ minimum: 0, maximum: 100, deprecated: true, description: 'use technicalDebt' })
+  health: number;
+  @ApiPropertyOptional({ minimum: 0, maximum: 100, description: '100 − health' }) technicalDebt: number;
   @ApiPropertyOptional() favorite: boolean;
   @ApiPropertyOptional({ format: 'date-time', nullable: true, type: String }) updatedAt: string | null;
   @ApiPropertyOptional({ format: 'date-time', type: String, description: 'present only when archived' })

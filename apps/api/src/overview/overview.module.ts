@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AppConfig, unleashMajor } from '@flaglens/config';
 import { OverviewReadModel } from '@flaglens/projections';
 import { AuthModule } from '../auth/auth.module';
 import { ProjectionReads } from '../read-db/projection-reads.service';
@@ -13,8 +14,9 @@ import { OverviewController } from './overview.controller';
   providers: [
     {
       provide: OverviewReadModel,
-      inject: [ProjectionReads],
-      useFactory: (reads: ProjectionReads) => new OverviewReadModel(reads),
+      inject: [ProjectionReads, AppConfig],
+      useFactory: (reads: ProjectionReads, config: AppConfig) =>
+        new OverviewReadModel(reads, unleashMajor(config.UNLEASH_RELEASE)),
     },
     OverviewCache,
     GetProjectOverviewHandler,

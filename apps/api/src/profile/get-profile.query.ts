@@ -36,10 +36,11 @@ export class GetProfileHandler implements IQueryHandler<GetProfileQuery, JsonBod
 
   private async render(userId: number): Promise<JsonBody> {
     const p = await this.identity.profile(userId);
-    // key order of the reference: projects, rootRole, subscriptions, features
+    // key order of the reference (8.x): projects, groups, rootRole, subscriptions, features, canChangePassword
     return jsonBody(
       JSON.stringify({
         projects: p.projects,
+        groups: p.groups,
         rootRole: {
           id: p.rootRole.id,
           name: p.rootRole.name,
@@ -48,6 +49,7 @@ export class GetProfileHandler implements IQueryHandler<GetProfileQuery, JsonBod
         },
         subscriptions: p.subscriptions,
         features: p.features,
+        canChangePassword: p.canChangePassword,
       }),
     );
   }

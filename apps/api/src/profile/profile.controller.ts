@@ -14,12 +14,37 @@ class RoleDoc {
   @ApiProperty({ description: 'root, root-custom, project or custom' }) type: string;
   @ApiPropertyOptional({ type: String, nullable: true }) description: string | null;
 }
+class ProfileGroupDoc {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'root role id given to its members' })
+  rootRole: number | null;
+  @ApiProperty() description: string;
+  @ApiProperty({ type: [String] }) mappingsSSO: string[];
+  @ApiProperty({ description: 'who added the caller to the group (as the reference answers it)' })
+  createdBy: string;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'when the caller was added to the group (as the reference answers it)',
+  })
+  createdAt: string | null;
+  @ApiProperty({ type: String, nullable: true }) scimId: string | null;
+}
 class ProfileDoc {
   @ApiProperty({ type: [String], description: 'sorted ascending; archived projects left out' })
   projects: string[];
+  @ApiProperty({ type: [ProfileGroupDoc], description: "the caller's groups, by id (Unleash 8.x)" })
+  groups: ProfileGroupDoc[];
   @ApiProperty({ type: RoleDoc }) rootRole: RoleDoc;
   @ApiProperty({ type: [String] }) subscriptions: string[];
   @ApiProperty({ type: [Object], description: 'deprecated; always empty' }) features: object[];
+  @ApiProperty({
+    description:
+      'whether the caller has a local password (Unleash 8.x); always true: no event says (deviations)',
+  })
+  canChangePassword: boolean;
 }
 
 @ApiTags('Users')

@@ -26,6 +26,9 @@ DECLARE
   pend_name text;
   pend_last bigint;
   pend_count int;
+  pend_details jsonb;
+  pend_by text;
+  pend_at timestamptz;
   first_at timestamptz;
 BEGIN
   FOR ch IN SELECT value FROM jsonb_array_elements(changes) LOOP
@@ -63,9 +66,11 @@ BEGIN
       -- a live group of that name, or a deleted one whose history is newer: this creation is already bound
       PERFORM 1 FROM identity_groups WHERE name = ch->>'name' AND (NOT deleted OR last_event_id >= ev);
       IF NOT FOUND THEN
-        INSERT INTO identity_pending_groups (name, users, last_event_id)
-        VALUES (ch->>'name', ARRAY(SELECT u::bigint FROM jsonb_array_elements_text(ch->'users') u), ev)
-        ON CONFLICT (name) DO UPDATE SET users = EXCLUDED.users, last_event_id = EXCLUDED.last_event_id
+        INSERT INTO identity_pending_groups (name, users, last_event_id, details, created_by, created_at)
+        VALUES (ch->>'name', ARRAY(SELECT u::bigint FROM jsonb_array_elements_text(ch->'users') u), ev,
+                ch->'details', ch->>'by', at_)
+        ON CONFLICT (name) DO UPDATE SET users = EXCLUDED.users, last_event_id = EXCLUDED.last_event_id,
+          details = EXCLUDED.details, created_by = EXCLUDED.created_by, created_at = EXCLUDED.created_at
         WHERE identity_pending_groups.last_event_id <= EXCLUDED.last_event_id;
       END IF;
 
@@ -76,19 +81,24 @@ BEGIN
       pend_found := false;
       IF ch->>'name' IS NOT NULL THEN
         DELETE FROM identity_pending_groups WHERE name = ch->>'name' AND last_event_id <= ev
-        RETURNING users INTO pend_users;
+        RETURNING users, details, created_by, created_at INTO pend_users, pend_details, pend_by, pend_at;
         pend_found := FOUND;
       END IF;
-      INSERT INTO identity_groups (id, name, last_event_id) VALUES (gid, ch->>'name', ev)
+      INSERT INTO identity_groups (id, name, last_event_id, details)
+      VALUES (gid, ch->>'name', ev, COALESCE(ch->'details', CASE WHEN pend_found THEN pend_details END))
       ON CONFLICT (id) DO UPDATE SET name = COALESCE(EXCLUDED.name, identity_groups.name),
-        last_event_id = EXCLUDED.last_event_id;
+        last_event_id = EXCLUDED.last_event_id, details = COALESCE(EXCLUDED.details, identity_groups.details);
+      -- the provisional group's users joined at its creation; then this event's list: users kept keep when and
+      -- by whom they were added (the reference inserts only the new ones), new ones join now
+      IF pend_found THEN
+        INSERT INTO identity_group_users (group_id, user_id, created_at, created_by)
+        SELECT gid, u, pend_at, pend_by FROM unnest(pend_users) u ON CONFLICT DO NOTHING;
+      END IF;
       IF jsonb_typeof(ch->'users') = 'array' THEN
-        DELETE FROM identity_group_users WHERE group_id = gid;
-        INSERT INTO identity_group_users (group_id, user_id)
-        SELECT gid, u::bigint FROM jsonb_array_elements_text(ch->'users') u ON CONFLICT DO NOTHING;
-      ELSIF pend_found THEN
-        INSERT INTO identity_group_users (group_id, user_id)
-        SELECT gid, u FROM unnest(pend_users) u ON CONFLICT DO NOTHING;
+        DELETE FROM identity_group_users WHERE group_id = gid
+          AND user_id NOT IN (SELECT u::bigint FROM jsonb_array_elements_text(ch->'users') u);
+        INSERT INTO identity_group_users (group_id, user_id, created_at, created_by)
+        SELECT gid, u::bigint, at_, ch->>'by' FROM jsonb_array_elements_text(ch->'users') u ON CONFLICT DO NOTHING;
       END IF;
 
     ELSIF k = 'group-delete' THEN
@@ -107,22 +117,24 @@ BEGIN
         SELECT count(*) INTO pend_count FROM identity_pending_groups;
         pend_name := NULL;
         IF pend_count = 1 THEN
-          SELECT name, users, last_event_id INTO pend_name, pend_users, pend_last FROM identity_pending_groups;
+          SELECT name, users, last_event_id, details, created_by, created_at
+            INTO pend_name, pend_users, pend_last, pend_details, pend_by, pend_at FROM identity_pending_groups;
           IF pend_last > ev THEN pend_name := NULL; END IF;
         END IF;
-        INSERT INTO identity_groups (id, name) VALUES (gid, pend_name);
+        INSERT INTO identity_groups (id, name, details)
+        VALUES (gid, pend_name, CASE WHEN pend_name IS NOT NULL THEN pend_details END);
         IF pend_name IS NOT NULL THEN
           DELETE FROM identity_pending_groups WHERE name = pend_name;
-          INSERT INTO identity_group_users (group_id, user_id)
-          SELECT gid, u FROM unnest(pend_users) u ON CONFLICT DO NOTHING;
+          INSERT INTO identity_group_users (group_id, user_id, created_at, created_by)
+          SELECT gid, u, pend_at, pend_by FROM unnest(pend_users) u ON CONFLICT DO NOTHING;
         END IF;
       ELSIF ev < cur_last THEN
         CONTINUE;
       END IF;
       UPDATE identity_groups SET last_event_id = ev WHERE id = gid;
       IF (ch->>'present')::boolean THEN
-        INSERT INTO identity_group_users (group_id, user_id) VALUES (gid, (ch->>'userId')::bigint)
-        ON CONFLICT DO NOTHING;
+        INSERT INTO identity_group_users (group_id, user_id, created_at, created_by)
+        VALUES (gid, (ch->>'userId')::bigint, at_, ch->>'by') ON CONFLICT DO NOTHING;
       ELSE
         DELETE FROM identity_group_users WHERE group_id = gid AND user_id = (ch->>'userId')::bigint;
       END IF;

@@ -38,12 +38,25 @@ export type IdentityChange =
   | { kind: 'user-delete'; id: number }
   | { kind: 'role-upsert'; id: number; name: string; type: string; description: string | null }
   | { kind: 'role-delete'; id: number }
-  /** `group-created`: no id; a provisional group keyed by its (unique) name (semantics §7.6 G6). */
-  | { kind: 'group-provisional'; name: string; users: number[] }
-  /** An event carrying the group id (and maybe its name): binds a provisional group of that name. */
-  | { kind: 'group-upsert'; id: number; name: string | null; users: number[] | undefined }
+  /**
+   * `group-created`: no id; a provisional group keyed by its (unique) name (semantics §7.6 G6). `by`: who
+   * added its users (the reference's `group_user.created_by`: the event's author).
+   */
+  | { kind: 'group-provisional'; name: string; users: number[]; details: GroupDetails; by: string }
+  /**
+   * An event carrying the group id (and maybe its name): binds a provisional group of that name. Users
+   * already in the group keep when and by whom they were added; new ones are added at the event by `by`.
+   */
+  | {
+      kind: 'group-upsert';
+      id: number;
+      name: string | null;
+      users: number[] | undefined;
+      details: GroupDetails | undefined;
+      by: string;
+    }
   | { kind: 'group-delete'; id: number; name: string | null }
-  | { kind: 'group-user'; groupId: number; userId: number; present: boolean }
+  | { kind: 'group-user'; groupId: number; userId: number; present: boolean; by: string }
   | { kind: 'project-upsert'; project: string; created: boolean; mode: string | undefined }
   | { kind: 'project-archive'; project: string; archived: boolean }
   | { kind: 'project-delete'; project: string }
@@ -85,6 +98,32 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An integer id given as a number or a numeric string; null otherwise. */
+/** A group's settings as the reference's profile answers them (`groupItemSchema`, Unleash 8.x). */
+export interface GroupDetails {
+  rootRole: number | null;
+  description: string;
+  mappingsSSO: string[];
+  scimId: string | null;
+}
+
+/**
+ * The settings of a group-created/-updated `data` (the create input, or the stored group), defaulted as the
+ * reference's `Group` does (`description || ''`, `mappingsSSO || []`).
+ */
+export function groupDetails(d: Record<string, unknown>): GroupDetails {
+  return {
+    rootRole: asId(d.rootRole),
+    description: typeof d.description === 'string' ? d.description : '',
+    mappingsSSO: Array.isArray(d.mappingsSSO)
+      ? d.mappingsSSO.filter((m): m is string => typeof m === 'string')
+      : [],
+    scimId: typeof d.scimId === 'string' ? d.scimId : null,
+  };
+}
+
+/** The reference's `group_user.created_by` of users its SSO sync adds (group-user-added). */
+export const SSO_SYNC_USER = 'SSO';
+
 export function asId(v: unknown): number | null {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
   if (typeof v === 'string' && /^-?\d{1,15}$/.test(v)) return Number(v);
@@ -216,9 +255,11 @@ export function identityChanges(e: FlagEvent): IdentityMapping {
       const id = asId(data.id);
       const name = str(data.name);
       // a producer that does send the id: no provisional step needed
-      if (id !== null) return ok({ kind: 'group-upsert', id, name, users: idList(data.users) });
+      const details = groupDetails(data);
+      const by = e.createdBy;
+      if (id !== null) return ok({ kind: 'group-upsert', id, name, users: idList(data.users), details, by });
       if (name === null) return { skip: 'group-created without id or name' };
-      return ok({ kind: 'group-provisional', name, users: idList(data.users) });
+      return ok({ kind: 'group-provisional', name, users: idList(data.users), details, by });
     }
     case 'group-updated': {
       const id = asId(data.id);
@@ -228,6 +269,8 @@ export function identityChanges(e: FlagEvent): IdentityMapping {
         id,
         name: str(data.name),
         users: Array.isArray(data.users) ? idList(data.users) : undefined,
+        details: groupDetails(data),
+        by: e.createdBy,
       });
     }
     case 'group-deleted': {
@@ -241,7 +284,13 @@ export function identityChanges(e: FlagEvent): IdentityMapping {
       const groupId = asId(src.groupId);
       const userId = asId(src.userId);
       if (groupId === null || userId === null) return { skip: 'no groupId/userId' };
-      return ok({ kind: 'group-user', groupId, userId, present: e.type === 'group-user-added' });
+      return ok({
+        kind: 'group-user',
+        groupId,
+        userId,
+        present: e.type === 'group-user-added',
+        by: SSO_SYNC_USER,
+      });
     }
   }
 

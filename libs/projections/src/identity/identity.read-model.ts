@@ -1,14 +1,44 @@
 import type { RowQueryable } from '@flaglens/persistence';
 import { ADMIN_ROLE_ID, VIEWER_ROLE_ID } from './identity.logic';
 import { DEFAULT_PROJECT, SUBSCRIPTION_TYPES } from './identity-seed';
+import { isoText } from '../keyed-rows';
 
-/** The body of GET /api/admin/user/profile. */
+/**
+ * One of the caller's groups as the Unleash 8.x profile answers it: the reference reads `groups` joined to
+ * `group_user` with `SELECT *`, so `createdAt`/`createdBy` are those of the caller's membership (when and by
+ * whom they were added), not of the group.
+ */
+export interface ProfileGroup {
+  id: number;
+  name: string;
+  rootRole: number | null;
+  description: string;
+  mappingsSSO: string[];
+  createdBy: string;
+  createdAt: string | null;
+  scimId: string | null;
+}
+
+/** The body of GET /api/admin/user/profile (Unleash 8.x keys; `groups`, `canChangePassword` since 8.0). */
 export interface Profile {
   projects: string[];
+  groups: ProfileGroup[];
   rootRole: { id: number; name: string; type: string; description: string | null };
   subscriptions: string[];
   features: never[];
+  canChangePassword: boolean;
 }
+
+/** The reference's `Group` default of `createdBy` (its system user's name). */
+export const PROFILE_GROUP_DEFAULT_CREATED_BY = 'unleash_system_user';
+
+/**
+ * `canChangePassword`: the reference answers whether the user has a local password hash. No audit event
+ * says so (creating a user with a password, an invitation's reset link and a password change store none),
+ * so every user is answered as having one, as the initial admin and password-created users do
+ * (docs/deviations.md).
+ */
+export const canChangePassword = (_userId: number): boolean => true;
 
 /** The role a membership row `m` points at: by id, or by name (the lowest id of a live role with it). */
 const ROLE_OF_MEMBER = `identity_roles r ON r.id = COALESCE(m.role_id,
@@ -53,8 +83,35 @@ export class IdentityReadModel {
 
   /** GET /api/admin/user/profile (semantics §2, §7.3), keys in the reference order. */
   async profile(userId: number): Promise<Profile> {
-    const [projects, rootRole] = await Promise.all([this.projectsOf(userId), this.rootRoleOf(userId)]);
-    return { projects, rootRole, subscriptions: [...SUBSCRIPTION_TYPES], features: [] };
+    const [projects, groups, rootRole] = await Promise.all([
+      this.projectsOf(userId),
+      this.groupsOf(userId),
+      this.rootRoleOf(userId),
+    ]);
+    return {
+      projects,
+      groups,
+      rootRole,
+      subscriptions: [...SUBSCRIPTION_TYPES],
+      features: [],
+      canChangePassword: canChangePassword(userId),
+    };
+  }
+
+  /** The user's live groups, by id, with their settings and the user's membership (ProfileGroup). */
+  async groupsOf(userId: number): Promise<ProfileGroup[]> {
+    const rows: { groups: ProfileGroup[] }[] = await this.db.query(
+      `SELECT COALESCE(json_agg(json_build_object(
+                'id', g.id, 'name', COALESCE(g.name, ''), 'rootRole', g.details->'rootRole',
+                'description', COALESCE(g.details->>'description', ''),
+                'mappingsSSO', COALESCE(g.details->'mappingsSSO', '[]'::jsonb),
+                'createdBy', COALESCE(gu.created_by, $2), 'createdAt', ${isoText('gu.created_at')},
+                'scimId', g.details->'scimId') ORDER BY g.id), '[]') AS groups
+         FROM identity_group_users gu JOIN identity_groups g ON g.id = gu.group_id AND NOT g.deleted
+        WHERE gu.user_id = $1`,
+      [userId, PROFILE_GROUP_DEFAULT_CREATED_BY],
+    );
+    return rows[0]?.groups ?? [];
   }
 
   /** Projects of the user: root-role row (`default`), direct roles, roles of their groups; archived ones left out. */

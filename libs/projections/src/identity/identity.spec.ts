@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { accessGrants, identityChanges, IdentityChangeSet, idList } from './identity.logic';
+import { accessGrants, groupDetails, identityChanges, IdentityChangeSet, idList } from './identity.logic';
 import { IdentityState } from '@flaglens/testing/identity-state';
 import { generateIdentityHistory, interleave } from '@flaglens/testing/identity-history';
 
@@ -10,7 +10,7 @@ function ev(type: string, f: Partial<FlagEvent> = {}): FlagEvent {
     id,
     createdAt: f.createdAt ?? new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString(),
     type,
-    createdBy: 'admin',
+    createdBy: f.createdBy ?? 'admin',
     createdByUserId: f.createdByUserId === undefined ? 1 : f.createdByUserId,
     environment: null,
     project: f.project ?? null,
@@ -26,6 +26,8 @@ function changes(e: FlagEvent): IdentityChangeSet['changes'] {
   if (!m || !('ok' in m)) throw new Error(`not mapped: ${JSON.stringify(m)}`);
   return m.ok.changes;
 }
+
+const NO_DETAILS = { rootRole: null, description: '', mappingsSSO: [], scimId: null };
 
 function run(events: FlagEvent[], state = IdentityState.seeded()): IdentityState {
   for (const e of events) {
@@ -71,19 +73,37 @@ describe('identityChanges: each event kind (pure)', () => {
   it('group-created has no id: a provisional group by name; later events carry the id', () => {
     expect(
       changes(ev('group-created', { data: { name: 'ops', users: [2, { userId: 3 }, { user: { id: 4 } }] } })),
-    ).toEqual([{ kind: 'group-provisional', name: 'ops', users: [2, 3, 4] }]);
+    ).toEqual([
+      { kind: 'group-provisional', name: 'ops', users: [2, 3, 4], details: NO_DETAILS, by: 'admin' },
+    ]);
     expect(changes(ev('group-updated', { data: { id: 7, name: 'ops', users: [2] } }))).toEqual([
-      { kind: 'group-upsert', id: 7, name: 'ops', users: [2] },
+      { kind: 'group-upsert', id: 7, name: 'ops', users: [2], details: NO_DETAILS, by: 'admin' },
     ]);
     expect(changes(ev('group-deleted', { preData: { id: 7, name: 'ops' } }))).toEqual([
       { kind: 'group-delete', id: 7, name: 'ops' },
     ]);
     expect(changes(ev('group-user-added', { data: { groupId: 7, userId: 9 } }))).toEqual([
-      { kind: 'group-user', groupId: 7, userId: 9, present: true },
+      { kind: 'group-user', groupId: 7, userId: 9, present: true, by: 'SSO' },
     ]);
     expect(changes(ev('group-user-removed', { preData: { groupId: 7, userId: 9 } }))).toEqual([
-      { kind: 'group-user', groupId: 7, userId: 9, present: false },
+      { kind: 'group-user', groupId: 7, userId: 9, present: false, by: 'SSO' },
     ]);
+  });
+
+  it("a group's settings, as the reference's Group defaults them (Unleash 8.x profile groups)", () => {
+    const data = {
+      id: 7,
+      name: 'ops',
+      rootRole: 2,
+      description: 'Ops',
+      mappingsSSO: ['sso-ops', 5],
+      scimId: 'scim-1',
+      users: [2],
+    };
+    expect(changes(ev('group-updated', { data }))[0]).toMatchObject({
+      details: { rootRole: 2, description: 'Ops', mappingsSSO: ['sso-ops'], scimId: 'scim-1' },
+    });
+    expect(groupDetails({ description: null, mappingsSSO: 'x', rootRole: 'admin' })).toEqual(NO_DETAILS);
   });
 
   it('project-created makes the creator Owner (when the creator id is truthy); mode defaults to open', () => {
@@ -231,9 +251,11 @@ describe('IdentityState: rules and reads (hand-computed)', () => {
     const s = IdentityState.seeded();
     expect(s.profileOf(1)).toEqual({
       projects: ['default'],
+      groups: [],
       rootRole: expect.objectContaining({ id: 1, name: 'Admin', type: 'root' }),
       subscriptions: ['productivity-report'],
       features: [],
+      canChangePassword: true,
     });
     expect(s.profileOf(99).rootRole).toMatchObject({ id: 3, name: 'Viewer' });
     expect(s.profileOf(99).projects).toEqual([]);
@@ -363,8 +385,56 @@ describe('IdentityState: rules and reads (hand-computed)', () => {
       ev('group-created', { id: 80, data: { name: 'solo', users: [2] } }),
       ev('group-user-added', { id: 81, data: { groupId: 9, userId: 3 } }),
     ]);
-    expect(s.groups.get(9)).toMatchObject({ name: 'solo', members: new Set([2, 3]) });
+    expect(s.groups.get(9)).toMatchObject({ name: 'solo' });
+    expect([...s.groups.get(9)!.members.keys()]).toEqual([2, 3]);
     expect(s.pendingGroups.size).toBe(0);
+  });
+
+  it("profile groups: the user's live groups by id, with when and by whom the user was added", () => {
+    const at = (id: number) => new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString();
+    const s = run([
+      ev('group-created', {
+        id: 90,
+        createdBy: 'alice@x',
+        data: { name: 'ops', users: [2, 3], rootRole: 2 },
+      }),
+      ev('group-updated', {
+        id: 91,
+        createdBy: 'bob@x',
+        data: { id: 5, name: 'ops', description: 'Ops', mappingsSSO: ['o'], rootRole: 2, users: [2, 4] },
+      }),
+      ev('group-created', { id: 92, data: { id: 3, name: 'dev', users: [] } }),
+      ev('group-user-added', { id: 93, data: { groupId: 3, userId: 2 } }),
+      ev('group-created', { id: 94, data: { id: 8, name: 'gone', users: [2] } }),
+      ev('group-deleted', { id: 95, preData: { id: 8, name: 'gone' } }),
+    ]);
+    expect(s.profileOf(2).groups).toEqual([
+      {
+        id: 3,
+        name: 'dev',
+        rootRole: null,
+        description: '',
+        mappingsSSO: [],
+        createdBy: 'SSO',
+        createdAt: at(93),
+        scimId: null,
+      },
+      // kept from the creation (the update adds only new users), settings from the update
+      {
+        id: 5,
+        name: 'ops',
+        rootRole: 2,
+        description: 'Ops',
+        mappingsSSO: ['o'],
+        createdBy: 'alice@x',
+        createdAt: at(90),
+        scimId: null,
+      },
+    ]);
+    expect(s.profileOf(4).groups).toEqual([
+      expect.objectContaining({ id: 5, createdBy: 'bob@x', createdAt: at(91) }),
+    ]);
+    expect(s.profileOf(3).groups).toEqual([]); // removed by the update
   });
 });
 

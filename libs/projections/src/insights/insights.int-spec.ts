@@ -192,6 +192,54 @@ describe('instance insights projection and read model (real Postgres)', () => {
     expect(ttp('2026-01')).toEqual({ default: 0, alpha: 21, beta: 0 });
   });
 
+  it('lifecycle and creation/archive trends by hand (Unleash 7+): flags as they are now, per week', () => {
+    const rows = (r: { week: string; date: string; project: string }) => [r.week, r.date, r.project];
+    expect(hand.lifecycleTrends.map(rows)).toEqual(hand.projectFlagTrends.map(rows));
+    expect(hand.creationArchiveTrends.map(rows)).toEqual(hand.projectFlagTrends.map(rows));
+    const lc = (week: string) =>
+      Object.fromEntries(
+        hand.lifecycleTrends.filter((r) => r.week === week).map((r) => [r.project, r.newProductionFlags]),
+      );
+    const ca = (week: string) =>
+      Object.fromEntries(
+        hand.creationArchiveTrends
+          .filter((r) => r.week === week)
+          .map((r) => [r.project, [r.createdFlags, r.archivedFlags]]),
+      );
+    // f1 enabled in production on Monday 2025-01-20; f2 (now in beta, any type counts) on 2025-12-29
+    expect(lc('2025-04')).toEqual({ default: 0, alpha: 1 });
+    expect(lc('2025-05')).toEqual({ default: 0, alpha: 0 });
+    expect(lc('2026-01')).toEqual({ default: 0, alpha: 0, beta: 1 });
+    expect(ca('2025-01')).toEqual({ default: [{}, 0], alpha: [{ release: 1 }, 0] });
+    // f3 archived on 2025-05-07 and revived: not archived now
+    expect(ca('2025-19').beta).toEqual([{ 'kill-switch': 1 }, 0]);
+    expect(ca('2026-01').beta).toEqual([{ release: 1 }, 0]);
+  });
+
+  it('creation/archive trends count the flags archived in the week, by type created', async () => {
+    const { ds, model } = await fresh('ins_creation_archive');
+    const at = (d: string) => `${d}T10:00:00.000Z`;
+    const flag = (name: string, type: string, d: string) =>
+      ev(at(d), 'feature-created', { project: 'g', featureName: name, data: { name, type } });
+    const events = [
+      ev(at('2025-03-03'), 'project-created', { project: 'g', data: { id: 'g', name: 'G' } }),
+      flag('a', 'release', '2025-03-03'),
+      flag('b', 'release', '2025-03-04'),
+      flag('c', 'operational', '2025-03-05'),
+      ev(at('2025-03-06'), 'feature-archived', { project: 'g', featureName: 'a' }),
+      ev(at('2025-03-11'), 'feature-archived', { project: 'g', featureName: 'c' }),
+    ];
+    await applyBatches(ds, [events]);
+    const r = await model.report(new Date('2025-03-20T00:00:00.000Z'));
+    const g = r.creationArchiveTrends.filter((x) => x.project === 'g');
+    expect(g.map((x) => [x.week, x.createdFlags, x.archivedFlags])).toEqual([
+      ['2025-10', { operational: 1, release: 2 }, 1],
+      ['2025-11', {}, 1],
+      ['2025-12', {}, 0],
+    ]);
+    expect(validateInsights(r)).toEqual([]);
+  });
+
   it('users (members) on the current week only: the creators of alpha and beta are their owners', () => {
     const users = hand.projectFlagTrends.filter((r) => r.users !== undefined);
     expect(users.map((r) => [r.week, r.project, r.users])).toEqual([

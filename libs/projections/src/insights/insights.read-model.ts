@@ -24,6 +24,8 @@ export interface ProjectFlagTrend {
   stale: number;
   potentiallyStale: number;
   health: number;
+  /** 100 − health (Unleash 7+; `health` stays, deprecated there) */
+  technicalDebt: number;
   /** days, one decimal (semantics §3.3); 0 when no release flag of the project reached production yet */
   timeToProduction: number;
   /** members (semantics §3.5) as of now: on the current week's rows only (no membership history is kept) */
@@ -46,14 +48,33 @@ export interface EnvironmentTypeTrend {
   environmentType: string;
   totalUpdates: number;
 }
-/** api-spec 2.13 */
+/** Unleash 7+: flags that reached production in the week (one row per projectFlagTrends row). */
+export interface LifecycleTrend {
+  week: string;
+  date: string;
+  project: string;
+  newProductionFlags: number;
+}
+/** Unleash 7+: flags created (by type) and archived in the week (one row per projectFlagTrends row). */
+export interface CreationArchiveTrend {
+  week: string;
+  date: string;
+  project: string;
+  createdFlags: Record<string, number>;
+  archivedFlags: number;
+}
+/** api-spec 2.13, and the two arrays Unleash 7+ adds */
 export interface InstanceInsights {
   userTrends: UserTrend[];
   flagTrends: FlagTrend[];
   projectFlagTrends: ProjectFlagTrend[];
   metricsSummaryTrends: MetricsSummaryTrend[];
   environmentTypeTrends: EnvironmentTypeTrend[];
+  lifecycleTrends: LifecycleTrend[];
+  creationArchiveTrends: CreationArchiveTrend[];
 }
+
+const healthAndDebt = (health: number) => ({ health, technicalDebt: 100 - health });
 
 interface ProjectFlagRow {
   d: string;
@@ -224,6 +245,28 @@ SELECT fe.project, to_char(GREATEST(fe.ws, r.lo), 'YYYY-MM-DD') AS ws, sum(fe.da
        count(*)::int AS n
   FROM fe, r WHERE fe.ws <= r.hi GROUP BY 1, 2 ORDER BY 1, 2`;
 
+/**
+ * The week's flag lifecycle per project (Unleash 7+ `lifecycleTrends`, `creationArchiveTrends`): flags as
+ * they are now (current project and type, deleted left out, those of the private projects the caller may not
+ * see ($5) too), counted in the UTC week of their creation (`created`, by type), of their archiving
+ * (`archived`: archived now) and of their first enable in an environment whose current type is production
+ * after creation (`production`, as time to production finds it), for the weeks of the range.
+ */
+export const LIFECYCLE_SQL = `
+WITH ${WEEKS},
+r AS (SELECT min(ws) AS lo, max(d) AS hi FROM weeks WHERE inr),
+f AS (SELECT * FROM flag_state WHERE NOT deleted AND project <> ALL($5::text[])),
+x AS (
+  SELECT project, created_at AS at, 'created' AS k, type FROM f
+  UNION ALL SELECT project, archived_at, 'archived', '' FROM f WHERE archived_at IS NOT NULL
+  UNION ALL SELECT f.project, t.first_at, 'production', '' FROM f CROSS JOIN ${firstProductionEnable('f')}
+             WHERE t.first_at IS NOT NULL
+)
+SELECT x.project, to_char(date_trunc('week', x.at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS ws, x.k, x.type,
+       count(*)::int AS n
+  FROM x, r WHERE (x.at AT TIME ZONE 'UTC')::date BETWEEN r.lo AND r.hi
+ GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, x.type COLLATE "C"`;
+
 /** Users: total as of the date, active = authored an event within [date − 59 d, date] (60 UTC days). */
 export const USERS_SQL = `
 WITH ${WEEKS}
@@ -380,7 +423,7 @@ export class InsightsReadModel {
     const ph = [...p, [...hidden]];
     // the parts that read stored weeks wait for the cut; the others start at once
     const cut = this.cut(ph);
-    const [weeks, projectRows, userRows, envRows, metricRows, ttpRows] = await Promise.all([
+    const [weeks, projectRows, userRows, envRows, metricRows, ttpRows, lifecycleRows] = await Promise.all([
       this.db.query<{ d: string; week: string }>(WEEKS_SQL, p),
       cut.then((c) => this.projectFlagRows(ph, c)),
       this.db.query<{ d: string; total: number; active: number }>(USERS_SQL, p),
@@ -396,7 +439,22 @@ export class InsightsReadModel {
         envs: number;
       }>(METRICS_SQL, ph),
       this.db.query<{ project: string; ws: string; days: number; n: number }>(TTP_SQL, ph),
+      this.db.query<{ project: string; ws: string; k: string; type: string; n: number }>(LIFECYCLE_SQL, ph),
     ]);
+    const lifecycle = new Map<
+      string,
+      { created: Record<string, number>; archived: number; production: number }
+    >();
+    for (const l of lifecycleRows) {
+      const key = `${l.ws} ${l.project}`;
+      const c = lifecycle.get(key) ?? { created: {}, archived: 0, production: 0 };
+      if (l.k === 'created') c.created[l.type] = l.n;
+      else if (l.k === 'archived') c.archived = l.n;
+      else c.production = l.n;
+      lifecycle.set(key, c);
+    }
+    const lifecycleOf = (r: { ws: string; project: string }) =>
+      lifecycle.get(`${r.ws} ${r.project}`) ?? { created: {}, archived: 0, production: 0 };
     // running (days, flags) per project; rows of both lists are ordered by week
     const ttpBins = new Map<string, { ws: string; days: number; n: number }[]>();
     for (const t of ttpRows) {
@@ -426,7 +484,7 @@ export class InsightsReadModel {
       active: r.total - r.stale - r.ps,
       stale: r.stale,
       potentiallyStale: r.ps,
-      health: healthRating(r.total, r.stale, r.ps),
+      ...healthAndDebt(healthRating(r.total, r.stale, r.ps)),
       timeToProduction: timeToProduction(r.project, r.ws),
     }));
     if (this.members) {
@@ -470,6 +528,19 @@ export class InsightsReadModel {
         date: endOfDay(r.d),
         environmentType: r.type,
         totalUpdates: Number(r.n),
+      })),
+      lifecycleTrends: projectRows.map((r) => ({
+        week: r.week,
+        date: endOfDay(r.d),
+        project: r.project,
+        newProductionFlags: lifecycleOf(r).production,
+      })),
+      creationArchiveTrends: projectRows.map((r) => ({
+        week: r.week,
+        date: endOfDay(r.d),
+        project: r.project,
+        createdFlags: lifecycleOf(r).created,
+        archivedFlags: lifecycleOf(r).archived,
       })),
     };
   }

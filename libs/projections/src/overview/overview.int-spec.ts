@@ -9,7 +9,7 @@ import { applyProjections } from '../apply-projections';
 import { generateHistory, prng } from '@flaglens/testing/generate-history';
 import { interleavedBatches, testEvent } from '@flaglens/testing/test-events';
 import { reduceFlagState } from '../flag-state/flag-state.logic';
-import { healthRating, OVERVIEW_SQL } from './overview.read-model';
+import { healthRating, OVERVIEW_SQL, OverviewReadModel } from './overview.read-model';
 import { OverviewReference } from '@flaglens/testing/overview-reference';
 import { inCurrentWindow, inPastWindow, isPotentiallyStale } from './overview.logic';
 
@@ -343,7 +343,7 @@ describe('overview projections (real Postgres)', () => {
     ]);
     o = await read();
     expect(o.archivedAt).toBe(new Date(T0 + 401 * 3_600_000).toISOString());
-    expect(Object.keys(o).slice(9, 12)).toEqual(['updatedAt', 'archivedAt', 'createdAt']);
+    expect(Object.keys(o).slice(11, 14)).toEqual(['updatedAt', 'archivedAt', 'createdAt']);
     const later = (await model.overview('lc', new Date(now.getTime() + 365 * 24 * 3_600_000), 5)) as Overview;
     expect(later.stats).toEqual(o.stats);
     await applyBatches(ds, [[e('project-revived', 402)]]);
@@ -438,6 +438,84 @@ describe('overview projections (real Postgres)', () => {
     expect(await health(day(40))).toBe(50); // 0 → no lifetime
     await applyBatches(ds, [[mk(8, 'feature-archived', { featureName: 'op' })]]);
     expect(await health(day(40))).toBe(67); // 1 stale of 3 → 66.67 → 67
+  });
+
+  it('technicalDebt is 100 − health; linkTemplates follow project-updated (Unleash 7+), replayed and interleaved', async () => {
+    const at = (n: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + n * 1000).toISOString();
+    const mk = (id: number, type: string, extra: Partial<FlagEvent>): FlagEvent => ({
+      ...testEvent(id, type, { project: 'lt', ...extra }),
+      createdAt: at(id),
+    });
+    const templates = [
+      { title: 'Code', urlTemplate: 'https://example.com/{{project}}/{{feature}}' },
+      { title: null, urlTemplate: 'https://example.com/b' },
+    ];
+    const events = [
+      mk(1, 'project-created', { data: { id: 'lt', name: 'LT', linkTemplates: templates } }),
+      mk(2, 'feature-created', { featureName: 'a', data: { type: 'kill-switch' } }),
+      mk(3, 'feature-created', { featureName: 'b', data: { type: 'kill-switch' } }),
+      mk(4, 'feature-stale-on', { featureName: 'b' }),
+      mk(5, 'project-updated', { data: { id: 'lt', name: 'LT', linkTemplates: templates } }),
+      mk(6, 'project-updated', { data: { id: 'lt', name: 'LT2' } }), // a 6.x update keeps them
+      mk(7, 'project-created', { project: 'other', data: { id: 'other', name: 'O' } }),
+    ];
+    const read = async (m: OverviewReference, id: string) =>
+      (await m.overview(id, new Date(at(100)), null)) as Overview;
+    const a = await fresh('ov_link_templates');
+    await applyBatches(a.ds, [events.slice(0, 1)]);
+    expect((await read(a.model, 'lt')).linkTemplates).toEqual([]); // creation stores none (8.2.0)
+    await applyBatches(a.ds, [events.slice(1)]);
+    const o = await read(a.model, 'lt');
+    expect(o).toMatchObject({ name: 'LT2', linkTemplates: templates, health: 50, technicalDebt: 50 });
+    const keys = Object.keys(o);
+    expect(keys.slice(keys.indexOf('featureNaming'), keys.indexOf('favorite') + 1)).toEqual([
+      'featureNaming',
+      'linkTemplates',
+      'defaultStickiness',
+      'health',
+      'technicalDebt',
+      'favorite',
+    ]);
+    expect(await read(a.model, 'other')).toMatchObject({ linkTemplates: [], health: 100, technicalDebt: 0 });
+    const once = await dump(a.db);
+    await applyBatches(a.ds, [events]); // replayed: nothing changes
+    expect(await dump(a.db)).toEqual(once);
+    const b = await fresh('ov_link_templates_b');
+    await applyBatches(b.ds, interleavedBatches(events, 3, 2));
+    expect(await dump(b.db)).toEqual(once);
+    expect(await read(b.model, 'lt')).toEqual(o);
+  });
+
+  it('8.x onboarding: SDK traffic without an enabled flag is sdk-connected; an enable makes it onboarded', async () => {
+    const { ds } = await fresh('ov_sdk_connected');
+    const at = (n: number) => new Date(Date.parse('2026-02-01T00:00:00.000Z') + n * 1000).toISOString();
+    const mk = (id: number, type: string, extra: Partial<FlagEvent> = {}): FlagEvent => ({
+      ...testEvent(id, type, { project: 'sc', ...extra }),
+      createdAt: at(id),
+    });
+    const v6 = new OverviewReadModel(ds);
+    const v8 = new OverviewReadModel(ds, 8);
+    const now = new Date(at(1000));
+    const status = async (m: OverviewReadModel) => (await m.snapshot('sc', now))!.body.onboardingStatus;
+    await applyBatches(ds, [
+      [
+        mk(1, 'project-created', { data: { id: 'sc', name: 'SC' } }),
+        mk(2, 'feature-created', { featureName: 'f', data: { type: 'release' } }),
+        mk(3, 'client-register', { data: { appName: 'app', project: 'sc' } }),
+      ],
+    ]);
+    expect(await status(v6)).toEqual({ status: 'onboarded' });
+    expect(await status(v8)).toEqual({ status: 'sdk-connected' });
+    // the state kept by a cache, then the activity alone: an enable is an event of the project's activity
+    const { state } = await v8.read('sc', now);
+    await applyBatches(ds, [
+      [mk(4, 'feature-environment-enabled', { featureName: 'f', environment: 'development' })],
+    ]);
+    expect((await v8.read('sc', now, false, state!)).snapshot!.body.onboardingStatus).toEqual({
+      status: 'onboarded',
+    });
+    expect(await status(v8)).toEqual({ status: 'onboarded' });
+    expect(await status(v6)).toEqual({ status: 'onboarded' });
   });
 
   it("reads SDK usage of the project's flags by key, not by scanning the usage of every flag", async () => {

@@ -1,5 +1,5 @@
 import { healthRating } from './overview.read-model';
-import { inCurrentWindow, inPastWindow, isPotentiallyStale } from './overview.logic';
+import { inCurrentWindow, inPastWindow, isPotentiallyStale, onboardingStatus } from './overview.logic';
 
 const NOW = new Date('2026-11-22T09:01:00.000Z');
 const before = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
@@ -41,5 +41,36 @@ describe('overview read-time rules (semantics §3.3, §3.4)', () => {
     expect(health('2026-01-02T00:00:00Z')).toBe(100);
     expect(health('2026-01-08T00:00:00Z')).toBe(67);
     expect(health('2026-02-10T00:00:00Z')).toBe(33);
+  });
+});
+
+describe('onboardingStatus by the release followed (semantics §3.8; Unleash 8.x)', () => {
+  const s = (sdkSeen: boolean, flagEnabled: boolean, firstFlag: string | null = null) => ({
+    sdkSeen,
+    flagEnabled,
+    firstFlag,
+  });
+
+  it('up to 7.x, SDK traffic alone onboards', () => {
+    for (const major of [6, 7]) {
+      expect(onboardingStatus(s(true, false, 'a'), major)).toEqual({ status: 'onboarded' });
+      expect(onboardingStatus(s(true, true), major)).toEqual({ status: 'onboarded' });
+    }
+  });
+
+  it('8.x: SDK traffic without an enabled flag is sdk-connected; with one, onboarded', () => {
+    expect(onboardingStatus(s(true, false, 'a'), 8)).toEqual({ status: 'sdk-connected' });
+    expect(onboardingStatus(s(true, true, 'a'), 8)).toEqual({ status: 'onboarded' });
+    expect(onboardingStatus(s(true, false), 9)).toEqual({ status: 'sdk-connected' });
+  });
+
+  it('without SDK traffic every release answers the first live flag, else onboarding-started', () => {
+    for (const major of [6, 8]) {
+      expect(onboardingStatus(s(false, true, 'a'), major)).toEqual({
+        status: 'first-flag-created',
+        feature: 'a',
+      });
+      expect(onboardingStatus(s(false, true), major)).toEqual({ status: 'onboarding-started' });
+    }
   });
 });

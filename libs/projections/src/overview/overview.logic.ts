@@ -20,3 +20,29 @@ export const isPotentiallyStale = (
   stale: boolean,
   now: Date,
 ): boolean => !stale && lifetimeDays !== null && t(now) - t(createdAt) >= lifetimeDays * DAY_MS;
+
+/** What the onboarding status of a project is decided from (semantics §3.8, and Unleash 8.x's rule). */
+export interface OnboardingSignals {
+  /** SDK traffic names the project or one of its flags (client-metrics / client-register). */
+  sdkSeen: boolean;
+  /** A `feature-environment-enabled` event names the project (read only for Unleash 8+; else false). */
+  flagEnabled: boolean;
+  /** The earliest-created live flag of the project, if any. */
+  firstFlag: string | null;
+}
+
+/**
+ * The overview's `onboardingStatus` as the Unleash release `unleashMajor` answers it: up to 7.x (where 7.x's
+ * new steps are behind a flag that is off by default) SDK traffic alone makes a project `onboarded`; 8.x
+ * answers `onboarded` only when a flag of the project was also enabled somewhere, else `sdk-connected`.
+ * Without SDK traffic: `first-flag-created` with the earliest-created live flag, else `onboarding-started`.
+ */
+export function onboardingStatus(
+  s: OnboardingSignals,
+  unleashMajor: number,
+): { status: string; feature?: string } {
+  if (s.sdkSeen)
+    return unleashMajor >= 8 && !s.flagEnabled ? { status: 'sdk-connected' } : { status: 'onboarded' };
+  if (s.firstFlag !== null) return { status: 'first-flag-created', feature: s.firstFlag };
+  return { status: 'onboarding-started' };
+}

@@ -4,6 +4,7 @@ import { isReadPool, type ReadPool, type RowQueryable } from '@flaglens/persiste
 import { averageTimeToProduction } from '../time-to-production/time-to-production.logic';
 import { firstProductionEnable } from '../time-to-production/first-production-enable.read-model';
 import { projectMembersSql } from '../identity/identity.read-model';
+import { onboardingStatus } from './overview.logic';
 
 /** A caller's favourite projects (the overview's members are counted in its own statement). */
 export interface ProjectAccessReader {
@@ -60,6 +61,7 @@ interface StateRow {
   naming_pattern: string | null;
   naming_example: string | null;
   naming_description: string | null;
+  link_templates: Record<string, unknown>[];
   created_at: string | null;
   archived_at: string | null;
   now_at: string;
@@ -85,6 +87,8 @@ interface ActivityRow {
   activity_current: number;
   activity_past: number;
   prod_days: number[] | null;
+  /** a feature-environment-enabled event of the project up to the instant read (read for Unleash 8+ only) */
+  flag_enabled: boolean;
   activity_valid_until: number | null;
 }
 
@@ -157,7 +161,7 @@ const changeAhead = (instants: string[]): string =>
  */
 const STATE_COLUMNS = `
        p.name, p.description, p.mode, p.default_stickiness, p.feature_limit, p.naming_pattern, p.naming_example,
-       p.naming_description, ${ISO('p.created')} AS created_at, ${ISO('p.archived_at')} AS archived_at,
+       p.naming_description, p.link_templates, ${ISO('p.created')} AS created_at, ${ISO('p.archived_at')} AS archived_at,
        ${ISO('p.now_at')} AS now_at, agg.total, agg.stale, agg.potentially_stale, agg.created_current,
        agg.created_past, agg.archived_current, agg.archived_past,
        (SELECT json_agg(json_build_object('type', type, 'count', n) ORDER BY type COLLATE "C")
@@ -209,8 +213,14 @@ const AGG_CTE = `, agg AS (
  * The overview's activity, as columns over `p`, `w` and `f`: every event of the project changes it (index
  * range scans of the project's daily counts and of the event log at the windows' partial days).
  */
-const ACTIVITY_COLUMNS = `
+const activityColumns = (flagEnabled: boolean) => `
        ${ISO('COALESCE(p.last_event_at, p.created)')} AS updated_at,
+       ${
+         flagEnabled
+           ? `EXISTS (SELECT 1 FROM event_log a WHERE a.project = $1 AND a.created_at <= w.now_at
+                        AND a.type = 'feature-environment-enabled')`
+           : 'false'
+       } AS flag_enabled,
        (SELECT COALESCE(sum(d.n), 0)::int FROM project_activity_daily d WHERE d.project = $1 AND d.day > w.c_day)
          + (SELECT count(*)::int FROM event_log a
              WHERE a.project = $1 AND a.known_type AND a.created_at >= w.c AND a.created_at < w.c_day_end) AS activity_current,
@@ -236,15 +246,17 @@ const ACTIVITY_COLUMNS = `
  * `?archived=`). Archived projects are read as of their archive time (the reference freezes their stats and
  * health).
  */
-export const OVERVIEW_SQL = `${PROJECT_CTES}${AGG_CTE}
+const overviewSql = (flagEnabled: boolean) => `${PROJECT_CTES}${AGG_CTE}
 SELECT ${STATE_COLUMNS},
-       ${ACTIVITY_COLUMNS}
+       ${activityColumns(flagEnabled)}
   FROM p, w, agg`;
+export const OVERVIEW_SQL = overviewSql(false);
 
 /** The overview's activity alone ($1 project, $2 instant), for a state read before and still exact. */
-export const OVERVIEW_ACTIVITY_SQL = `${PROJECT_CTES}
-SELECT ${ACTIVITY_COLUMNS}
+const overviewActivitySql = (flagEnabled: boolean) => `${PROJECT_CTES}
+SELECT ${activityColumns(flagEnabled)}
   FROM p, w`;
+export const OVERVIEW_ACTIVITY_SQL = overviewActivitySql(false);
 
 /** The earlier of two instants ahead (epoch ms), null meaning none. */
 const earlier = (a: number | null, b: number | null): number | null =>
@@ -252,10 +264,20 @@ const earlier = (a: number | null, b: number | null): number | null =>
 
 /** The overview of one project, every field of api-spec 2.12, fresh at read time. */
 export class OverviewReadModel {
+  private readonly sql: { name: string; text: string };
+  private readonly activitySql: { name: string; text: string };
+
   constructor(
     /** A read pool (then the statements are prepared once per connection, by name) or any row source. */
     private readonly db: RowQueryable | ReadPool,
-  ) {}
+    /** The major of the Unleash release whose answers are given where releases differ (onboardingStatus). */
+    private readonly unleashMajor = 6,
+  ) {
+    // 8.x's onboarding reads whether a flag of the project was enabled; older releases' does not
+    const v8 = unleashMajor >= 8;
+    this.sql = { name: `flaglens-overview${v8 ? '-8' : ''}`, text: overviewSql(v8) };
+    this.activitySql = { name: `flaglens-overview-activity${v8 ? '-8' : ''}`, text: overviewActivitySql(v8) };
+  }
 
   private async rows<R extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R[]> {
     if (isReadPool(this.db)) return (await this.db.pool().query<R>({ name, text, values })).rows;
@@ -284,36 +306,51 @@ export class OverviewReadModel {
     known?: OverviewState,
   ): Promise<{ snapshot: OverviewSnapshot | null; state: OverviewState | null }> {
     if (known && known.archivedFlags === archivedFlags && snapshotValidAt(known, now.getTime())) {
-      const [a] = await this.rows<ActivityRow>('flaglens-overview-activity', OVERVIEW_ACTIVITY_SQL, [
+      const [a] = await this.rows<ActivityRow>(this.activitySql.name, this.activitySql.text, [
         projectId,
         now.toISOString(),
       ]);
       // no row: the project is gone since the state was read
       return a
-        ? { snapshot: compose(known, a, now.getTime()), state: known }
+        ? { snapshot: compose(known, a, now.getTime(), this.unleashMajor), state: known }
         : { snapshot: null, state: null };
     }
-    const [r] = await this.rows<StateRow & ActivityRow>('flaglens-overview', OVERVIEW_SQL, [
+    const [r] = await this.rows<StateRow & ActivityRow>(this.sql.name, this.sql.text, [
       projectId,
       now.toISOString(),
       archivedFlags,
     ]);
     if (!r) return { snapshot: null, state: null };
-    const { updated_at, activity_current, activity_past, prod_days, activity_valid_until, ...row } = r;
-    const activity = { updated_at, activity_current, activity_past, prod_days, activity_valid_until };
+    const {
+      updated_at,
+      activity_current,
+      activity_past,
+      prod_days,
+      flag_enabled,
+      activity_valid_until,
+      ...row
+    } = r;
+    const activity = {
+      updated_at,
+      activity_current,
+      activity_past,
+      prod_days,
+      flag_enabled,
+      activity_valid_until,
+    };
     const state: OverviewState = { row, archivedFlags, at: now.getTime(), validUntil: row.state_valid_until };
-    return { snapshot: compose(state, activity, now.getTime()), state };
+    return { snapshot: compose(state, activity, now.getTime(), this.unleashMajor), state };
   }
 }
 
 /** The body of the overview from its state and its activity read at `at`. */
-function compose(state: OverviewState, a: ActivityRow, at: number): OverviewSnapshot {
+function compose(state: OverviewState, a: ActivityRow, at: number, unleashMajor: number): OverviewSnapshot {
   const r = state.row;
-  const onboardingStatus = r.onboarded
-    ? { status: 'onboarded' }
-    : r.first_flag !== null
-      ? { status: 'first-flag-created', feature: r.first_flag }
-      : { status: 'onboarding-started' };
+  const onboarding = onboardingStatus(
+    { sdkSeen: r.onboarded, flagEnabled: a.flag_enabled, firstFlag: r.first_flag },
+    unleashMajor,
+  );
+  const health = healthRating(r.total, r.stale, r.potentially_stale);
   const body = {
     stats: {
       avgTimeToProdCurrentWindow: averageTimeToProduction(a.prod_days ?? []),
@@ -334,13 +371,15 @@ function compose(state: OverviewState, a: ActivityRow, at: number): OverviewSnap
       example: r.naming_example,
       description: r.naming_description,
     },
+    linkTemplates: r.link_templates,
     defaultStickiness: r.default_stickiness,
-    health: healthRating(r.total, r.stale, r.potentially_stale),
+    health,
+    technicalDebt: 100 - health,
     favorite: false,
     updatedAt: a.updated_at,
     ...(r.archived_at !== null ? { archivedAt: r.archived_at } : {}),
     createdAt: r.created_at,
-    onboardingStatus,
+    onboardingStatus: onboarding,
     environments: r.environments ?? [],
     featureTypeCounts: r.type_counts ?? [],
     members: r.members,

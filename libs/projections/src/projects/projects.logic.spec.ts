@@ -56,6 +56,43 @@ describe('projects update logic', () => {
     });
   });
 
+  it('linkTemplates: [] at creation; a project-updated carrying an array sets them, one without keeps them', () => {
+    const templates = [
+      { title: 'Code', urlTemplate: 'https://example.com/{{project}}/{{feature}}' },
+      { title: null, urlTemplate: 'https://example.com/b' },
+      { urlTemplate: 'https://example.com/c', extra: 1 },
+    ];
+    const createdWith = ev(1, 'project-created', { project: 'p', data: { linkTemplates: templates } });
+    expect(run([createdWith]).state.get('p')?.linkTemplates).toEqual([]);
+    const s = run([created, ev(2, 'project-updated', { project: 'p', data: { linkTemplates: templates } })]);
+    expect(s.state.get('p')?.linkTemplates).toEqual([
+      templates[0],
+      templates[1],
+      { urlTemplate: 'https://example.com/c' },
+    ]);
+    // a 6.x project-updated (no linkTemplates) or a wrong shape keeps them; bad items are left out
+    const kept = run(
+      [
+        ev(3, 'project-updated', { project: 'p', data: { name: 'P3' } }),
+        ev(4, 'project-updated', { project: 'p', data: { linkTemplates: 'x' } }),
+      ],
+      s.state,
+    ).state.get('p');
+    expect(kept?.linkTemplates).toEqual(s.state.get('p')?.linkTemplates);
+    const filtered = run(
+      [
+        ev(5, 'project-updated', {
+          project: 'p',
+          data: { linkTemplates: [1, null, { title: 2, urlTemplate: 'u' }, {}] },
+        }),
+      ],
+      s.state,
+    ).state.get('p');
+    expect(filtered?.linkTemplates).toEqual([{ urlTemplate: 'u' }]);
+    const cleared = run([ev(6, 'project-updated', { project: 'p', data: { linkTemplates: [] } })], s.state);
+    expect(cleared.state.get('p')?.linkTemplates).toEqual([]);
+  });
+
   it('archive, revive, delete; updates of an unknown project are skipped', () => {
     const s = run([
       created,

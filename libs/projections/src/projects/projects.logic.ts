@@ -18,6 +18,14 @@ export interface ProjectRow {
   archivedAt: string | null;
   /** project-created named no environments: linked to every environment enabled when it was created. */
   linkEnabledEnvs: boolean;
+  /** Link templates of new flags (Unleash 7+), as the last project-updated carrying them gave them. */
+  linkTemplates: LinkTemplate[];
+}
+
+/** A project's link template (Unleash 7+ `projectLinkTemplateSchema`). */
+export interface LinkTemplate {
+  title?: string | null;
+  urlTemplate: string;
 }
 
 export const PROJECT_SETTING_TYPES = new Set([
@@ -42,10 +50,28 @@ export const placeholderProject = (id: string): ProjectRow => ({
   createdAt: null,
   archivedAt: null,
   linkEnabledEnvs: false,
+  linkTemplates: [],
 });
 
 const nullableStr = (v: unknown, prev: string | null): string | null =>
   v === null ? null : (str(v) ?? prev);
+
+/**
+ * `data.linkTemplates` (Unleash 7+: the project's `link_templates` setting, in every project-updated's `data`):
+ * the templates with a string `urlTemplate`, each as `{title?, urlTemplate}` (a title that is not a string or
+ * null is left out); not an array (older releases, a wrong shape): null, the previous value stays.
+ */
+export function linkTemplatesOf(v: unknown): LinkTemplate[] | null {
+  if (!Array.isArray(v)) return null;
+  const out: LinkTemplate[] = [];
+  for (const t of v) {
+    if (!t || typeof t !== 'object') continue;
+    const { title, urlTemplate } = t as Record<string, unknown>;
+    if (typeof urlTemplate !== 'string') continue;
+    out.push(typeof title === 'string' || title === null ? { title, urlTemplate } : { urlTemplate });
+  }
+  return out;
+}
 
 function applySettings(row: ProjectRow, d: Record<string, unknown>): ProjectRow {
   const naming =
@@ -70,13 +96,15 @@ function applySettings(row: ProjectRow, d: Record<string, unknown>): ProjectRow 
       'description' in naming
         ? nullableStr(naming.description, row.namingDescription)
         : row.namingDescription,
+    linkTemplates: linkTemplatesOf(d.linkTemplates) ?? row.linkTemplates,
   };
 }
 
 /**
  * Pure update of project settings from the project's own events (key = project id, so in order).
  * Semantics §5.2 / §7.1: project-created (name, description, mode ?? open, defaultStickiness ?? default,
- * featureLimit ?? null, featureNaming when present), project-updated (each listed field of `data`),
+ * featureLimit ?? null, featureNaming when present), project-updated (each listed field of `data`, and
+ * `linkTemplates` when it is an array: 7+ write the stored templates into every project-updated),
  * project-archived/-revived (archivedAt), project-deleted (the project no longer exists; a later
  * project-created starts afresh).
  * Fallbacks: a field of the wrong type keeps its previous value (name falls back to the id on create);
@@ -108,6 +136,8 @@ export function reduceProjects(
         { ...d, mode: str(d.mode) ?? 'open', defaultStickiness: str(d.defaultStickiness) ?? 'default' },
       );
       next.linkEnabledEnvs = !Array.isArray(d.environments);
+      // the reference's project creation stores no link templates (only a later settings update does)
+      next.linkTemplates = [];
     } else if (!prev.exists) {
       skipped.push({ eventId: e.id, reason: 'project not found' });
       continue;

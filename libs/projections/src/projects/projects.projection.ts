@@ -32,6 +32,7 @@ const PROJECTS_TABLE: KeyedTable<ProjectRow> = {
     },
     { field: 'archivedAt', column: 'archived_at', type: 'timestamptz' },
     { field: 'linkEnabledEnvs', column: 'link_enabled_envs', type: 'boolean' },
+    { field: 'linkTemplates', column: 'link_templates', type: 'json' },
   ],
 };
 
