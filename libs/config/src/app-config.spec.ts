@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppConfig, ConfigError, kafkaTlsEnabled, loadConfig, redactUrl, unleashMajor } from './app-config';
+import { AppConfig, ConfigError, kafkaTlsEnabled, loadConfig, redactUrl } from './app-config';
 
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
@@ -69,15 +69,9 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['FLAGLENS_CLOCK', 'yesterday'],
     ['KAFKA_TOPIC', 'bad topic'],
-    ['UNLEASH_RELEASE', '8'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=`));
-  });
-
-  it('UNLEASH_RELEASE: 6.10.1 unless set; its major decides where releases differ', () => {
-    expect(loadConfig({}).UNLEASH_RELEASE).toBe('6.10.1');
-    expect(unleashMajor(loadConfig({ UNLEASH_RELEASE: '8.2.0' }).UNLEASH_RELEASE)).toBe(8);
   });
 
   it('never prints a database password', () => {

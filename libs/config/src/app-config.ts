@@ -148,14 +148,6 @@ export class AppConfig {
   @Matches(/^\S+$/, { message: 'must not contain spaces' })
   UNLEASH_API_TOKEN?: string;
 
-  /**
-   * The Unleash release whose answers flaglens gives where releases answer the same question differently
-   * (today: the overview's `onboardingStatus`, `sdk-connected` from 8.0 on). Fields a newer release adds are
-   * answered whatever it is.
-   */
-  @Matches(/^\d+\.\d+\.\d+$/, { message: 'must be a release such as 6.10.1 or 8.2.0' })
-  UNLEASH_RELEASE = '6.10.1';
-
   /** Pins the read clock (RFC 3339), for tests and demos. */
   @IsOptional()
   @Matches(RFC3339, { message: 'must be an RFC 3339 date-time, e.g. 2026-11-22T09:01:00Z' })
@@ -385,6 +377,3 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): AppConfi
     throw e;
   }
 }
-
-/** The major of a release such as `8.2.0` (UNLEASH_RELEASE). */
-export const unleashMajor = (release: string): number => Number(release.split('.')[0]);

@@ -42,7 +42,7 @@ export class FeatureTypeCountDoc {
 export class OnboardingStatusDoc {
   @ApiProperty({
     enum: ['onboarding-started', 'first-flag-created', 'sdk-connected', 'onboarded'],
-    description: 'sdk-connected only when UNLEASH_RELEASE is 8 or later (8.x answers it)',
+    description: 'sdk-connected only when the Unleash release followed is 8 or later (8.x answers it)',
   })
   status: string;
   @ApiPropertyOptional({ description: 'with first-flag-created: the earliest-created live flag' })

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { AppConfig, unleashMajor } from '@flaglens/config';
 import { OverviewReadModel } from '@flaglens/projections';
 import { AuthModule } from '../auth/auth.module';
 import { ProjectionReads } from '../read-db/projection-reads.service';
@@ -14,9 +13,8 @@ import { OverviewController } from './overview.controller';
   providers: [
     {
       provide: OverviewReadModel,
-      inject: [ProjectionReads, AppConfig],
-      useFactory: (reads: ProjectionReads, config: AppConfig) =>
-        new OverviewReadModel(reads, unleashMajor(config.UNLEASH_RELEASE)),
+      inject: [ProjectionReads],
+      useFactory: (reads: ProjectionReads) => new OverviewReadModel(reads),
     },
     OverviewCache,
     GetProjectOverviewHandler,

@@ -1,3 +1,5 @@
+import type { UnleashRelease } from '@flaglens/contract';
+
 /**
  * The read-time rules of the overview (semantics §3.3, §3.4) as pure functions. The read model applies the
  * same rules in SQL; `overview.int-spec.ts` checks that both agree on a generated history.
@@ -31,18 +33,23 @@ export interface OnboardingSignals {
   firstFlag: string | null;
 }
 
+/** Whether the release's onboarding has the step `sdk-connected` (8.0 on). */
+export const answersSdkConnected = (release: UnleashRelease): boolean => Number(release) >= 8;
+
 /**
- * The overview's `onboardingStatus` as the Unleash release `unleashMajor` answers it: up to 7.x (where 7.x's
+ * The overview's `onboardingStatus` as the Unleash release `release` answers it: up to 7.x (where 7.x's
  * new steps are behind a flag that is off by default) SDK traffic alone makes a project `onboarded`; 8.x
  * answers `onboarded` only when a flag of the project was also enabled somewhere, else `sdk-connected`.
  * Without SDK traffic: `first-flag-created` with the earliest-created live flag, else `onboarding-started`.
  */
 export function onboardingStatus(
   s: OnboardingSignals,
-  unleashMajor: number,
+  release: UnleashRelease,
 ): { status: string; feature?: string } {
   if (s.sdkSeen)
-    return unleashMajor >= 8 && !s.flagEnabled ? { status: 'sdk-connected' } : { status: 'onboarded' };
+    return answersSdkConnected(release) && !s.flagEnabled
+      ? { status: 'sdk-connected' }
+      : { status: 'onboarded' };
   if (s.firstFlag !== null) return { status: 'first-flag-created', feature: s.firstFlag };
   return { status: 'onboarding-started' };
 }

@@ -4,7 +4,8 @@ import { isReadPool, type ReadPool, type RowQueryable } from '@flaglens/persiste
 import { averageTimeToProduction } from '../time-to-production/time-to-production.logic';
 import { firstProductionEnable } from '../time-to-production/first-production-enable.read-model';
 import { projectMembersSql } from '../identity/identity.read-model';
-import { onboardingStatus } from './overview.logic';
+import { answeringRelease, SUPPORTED_RELEASES } from '@flaglens/contract';
+import { answersSdkConnected, onboardingStatus } from './overview.logic';
 
 /** A caller's favourite projects (the overview's members are counted in its own statement). */
 export interface ProjectAccessReader {
@@ -87,6 +88,8 @@ interface ActivityRow {
   activity_current: number;
   activity_past: number;
   prod_days: number[] | null;
+  /** the release the topic last said (`unleash_release`), null when none did */
+  unleash_release: string | null;
   /** a feature-environment-enabled event of the project up to the instant read (read for Unleash 8+ only) */
   flag_enabled: boolean;
   activity_valid_until: number | null;
@@ -210,17 +213,25 @@ const AGG_CTE = `, agg AS (
 )`;
 
 /**
+ * The releases whose onboarding never answers `sdk-connected` (overview.logic.ts), as a SQL list: for them the
+ * statement skips the look-up of an enabled flag. Which release is followed is read in the same statement
+ * (`unleash_release`, docs/source-connector.md), so an upgrade changes the answer without a restart.
+ */
+const RELEASES_WITHOUT_SDK_CONNECTED = SUPPORTED_RELEASES.filter((r) => !answersSdkConnected(r))
+  .map((r) => `'${r}'`)
+  .join(', ');
+
+/**
  * The overview's activity, as columns over `p`, `w` and `f`: every event of the project changes it (index
  * range scans of the project's daily counts and of the event log at the windows' partial days).
  */
-const activityColumns = (flagEnabled: boolean) => `
+const ACTIVITY_COLUMNS = `
        ${ISO('COALESCE(p.last_event_at, p.created)')} AS updated_at,
-       ${
-         flagEnabled
-           ? `EXISTS (SELECT 1 FROM event_log a WHERE a.project = $1 AND a.created_at <= w.now_at
-                        AND a.type = 'feature-environment-enabled')`
-           : 'false'
-       } AS flag_enabled,
+       (SELECT release FROM unleash_release) AS unleash_release,
+       CASE WHEN (SELECT release FROM unleash_release) IN (${RELEASES_WITHOUT_SDK_CONNECTED}) THEN false
+            ELSE EXISTS (SELECT 1 FROM event_log a WHERE a.project = $1 AND a.created_at <= w.now_at
+                           AND a.type = 'feature-environment-enabled')
+       END AS flag_enabled,
        (SELECT COALESCE(sum(d.n), 0)::int FROM project_activity_daily d WHERE d.project = $1 AND d.day > w.c_day)
          + (SELECT count(*)::int FROM event_log a
              WHERE a.project = $1 AND a.known_type AND a.created_at >= w.c AND a.created_at < w.c_day_end) AS activity_current,
@@ -246,17 +257,15 @@ const activityColumns = (flagEnabled: boolean) => `
  * `?archived=`). Archived projects are read as of their archive time (the reference freezes their stats and
  * health).
  */
-const overviewSql = (flagEnabled: boolean) => `${PROJECT_CTES}${AGG_CTE}
+export const OVERVIEW_SQL = `${PROJECT_CTES}${AGG_CTE}
 SELECT ${STATE_COLUMNS},
-       ${activityColumns(flagEnabled)}
+       ${ACTIVITY_COLUMNS}
   FROM p, w, agg`;
-export const OVERVIEW_SQL = overviewSql(false);
 
 /** The overview's activity alone ($1 project, $2 instant), for a state read before and still exact. */
-const overviewActivitySql = (flagEnabled: boolean) => `${PROJECT_CTES}
-SELECT ${activityColumns(flagEnabled)}
+export const OVERVIEW_ACTIVITY_SQL = `${PROJECT_CTES}
+SELECT ${ACTIVITY_COLUMNS}
   FROM p, w`;
-export const OVERVIEW_ACTIVITY_SQL = overviewActivitySql(false);
 
 /** The earlier of two instants ahead (epoch ms), null meaning none. */
 const earlier = (a: number | null, b: number | null): number | null =>
@@ -264,20 +273,10 @@ const earlier = (a: number | null, b: number | null): number | null =>
 
 /** The overview of one project, every field of api-spec 2.12, fresh at read time. */
 export class OverviewReadModel {
-  private readonly sql: { name: string; text: string };
-  private readonly activitySql: { name: string; text: string };
-
   constructor(
     /** A read pool (then the statements are prepared once per connection, by name) or any row source. */
     private readonly db: RowQueryable | ReadPool,
-    /** The major of the Unleash release whose answers are given where releases differ (onboardingStatus). */
-    private readonly unleashMajor = 6,
-  ) {
-    // 8.x's onboarding reads whether a flag of the project was enabled; older releases' does not
-    const v8 = unleashMajor >= 8;
-    this.sql = { name: `flaglens-overview${v8 ? '-8' : ''}`, text: overviewSql(v8) };
-    this.activitySql = { name: `flaglens-overview-activity${v8 ? '-8' : ''}`, text: overviewActivitySql(v8) };
-  }
+  ) {}
 
   private async rows<R extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R[]> {
     if (isReadPool(this.db)) return (await this.db.pool().query<R>({ name, text, values })).rows;
@@ -306,16 +305,16 @@ export class OverviewReadModel {
     known?: OverviewState,
   ): Promise<{ snapshot: OverviewSnapshot | null; state: OverviewState | null }> {
     if (known && known.archivedFlags === archivedFlags && snapshotValidAt(known, now.getTime())) {
-      const [a] = await this.rows<ActivityRow>(this.activitySql.name, this.activitySql.text, [
+      const [a] = await this.rows<ActivityRow>('flaglens-overview-activity', OVERVIEW_ACTIVITY_SQL, [
         projectId,
         now.toISOString(),
       ]);
       // no row: the project is gone since the state was read
       return a
-        ? { snapshot: compose(known, a, now.getTime(), this.unleashMajor), state: known }
+        ? { snapshot: compose(known, a, now.getTime()), state: known }
         : { snapshot: null, state: null };
     }
-    const [r] = await this.rows<StateRow & ActivityRow>(this.sql.name, this.sql.text, [
+    const [r] = await this.rows<StateRow & ActivityRow>('flaglens-overview', OVERVIEW_SQL, [
       projectId,
       now.toISOString(),
       archivedFlags,
@@ -323,6 +322,7 @@ export class OverviewReadModel {
     if (!r) return { snapshot: null, state: null };
     const {
       updated_at,
+      unleash_release,
       activity_current,
       activity_past,
       prod_days,
@@ -332,6 +332,7 @@ export class OverviewReadModel {
     } = r;
     const activity = {
       updated_at,
+      unleash_release,
       activity_current,
       activity_past,
       prod_days,
@@ -339,16 +340,16 @@ export class OverviewReadModel {
       activity_valid_until,
     };
     const state: OverviewState = { row, archivedFlags, at: now.getTime(), validUntil: row.state_valid_until };
-    return { snapshot: compose(state, activity, now.getTime(), this.unleashMajor), state };
+    return { snapshot: compose(state, activity, now.getTime()), state };
   }
 }
 
 /** The body of the overview from its state and its activity read at `at`. */
-function compose(state: OverviewState, a: ActivityRow, at: number, unleashMajor: number): OverviewSnapshot {
+function compose(state: OverviewState, a: ActivityRow, at: number): OverviewSnapshot {
   const r = state.row;
   const onboarding = onboardingStatus(
     { sdkSeen: r.onboarded, flagEnabled: a.flag_enabled, firstFlag: r.first_flag },
-    unleashMajor,
+    answeringRelease(a.unleash_release),
   );
   const health = healthRating(r.total, r.stale, r.potentially_stale);
   const body = {
