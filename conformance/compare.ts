@@ -65,6 +65,24 @@ export class Tally {
   }
 }
 
+/**
+ * Differences grouped by field: how many, and the first one's values (a newer release's new field shows as one
+ * line, not one per event).
+ */
+export function summarize(differences: Difference[], width = 300): string[] {
+  const groups = new Map<string, Difference[]>();
+  for (const d of differences) {
+    const g = groups.get(d.field);
+    if (g) g.push(d);
+    else groups.set(d.field, [d]);
+  }
+  return [...groups.entries()].map(([field, ds]) => {
+    const d = ds[0];
+    const show = (x: unknown) => (x === undefined ? '(absent)' : JSON.stringify(x).slice(0, width));
+    return `- ${field}: ${ds.length} difference(s); e.g. ${d.what}: Unleash ${show(d.unleash)} / flaglens ${show(d.flaglens)}`;
+  });
+}
+
 type Event = Record<string, unknown> & { id: number; createdAt: string; type: string };
 
 export interface EventListContext {
