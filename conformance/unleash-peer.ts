@@ -135,7 +135,8 @@ export async function startPeer(port: number, PG_BASE = DEFAULT_PG_BASE, o: Peer
       }
     });
     child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
+      output.push(`\n[Unleash ${version} exited: code ${code}, signal ${signal}]\n`);
       clearTimeout(timer);
       reject(new Error(`Unleash ${version} exited (${code}): ${output.join('').slice(-2000)}`));
     });
