@@ -397,6 +397,20 @@ export function releasesFromArgs(argv: string[]): PeerVersion[] {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--upgrade')) {
+    // loaded here: upgrade.ts uses this module's compareAll and drained
+    const { runUpgrade } = await import('./upgrade');
+    const { steps, failed } = await runUpgrade(log);
+    process.stdout.write(
+      `\n## upgrade in place, flaglens following\n\n| Unleash | fields matched | explained deviations | unexplained | time |\n| --- | ---: | ---: | ---: | ---: |\n`,
+    );
+    for (const r of steps)
+      process.stdout.write(
+        `| ${r.version} | ${r.matched} | ${r.explained} | ${r.unexplained} | ${r.seconds} s |\n`,
+      );
+    log(`upgrade: ${failed ? 'FAILED' : 'passed'} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    process.exit(failed ? 1 : 0);
+  }
   const releases = releasesFromArgs(process.argv.slice(2));
   const results: ReleaseResult[] = [];
   for (const version of releases) results.push(await runRelease(version));
