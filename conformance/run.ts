@@ -16,6 +16,9 @@
  *    event lists.
  * Prints a table per release (fields matched, deviations with their reasons, unexplained count) and a summary;
  * exits 1 on an unexplained difference or a missed freshness bound in any release.
+ *
+ * `-- --upgrade` instead: one Unleash upgraded in place, 6.10.1 to 7.6.5 to 8.2.0, while flaglens follows it
+ * (upgrade.ts).
  */
 import { Client } from 'pg';
 import { EVENT_TYPES } from '@flaglens/contract';
