@@ -39,6 +39,13 @@ export class Tally {
     this.differences.push(d);
   }
 
+  /** Fields that matched, over every row. */
+  get matched(): number {
+    let n = 0;
+    for (const r of this.rows.values()) n += r.matched;
+    return n;
+  }
+
   get unexplained(): Difference[] {
     return this.differences.filter((d) => !d.reason);
   }
@@ -58,6 +65,24 @@ export class Tally {
   }
 }
 
+/**
+ * Differences grouped by field: how many, and the first one's values (a newer release's new field shows as one
+ * line, not one per event).
+ */
+export function summarize(differences: Difference[], width = 300): string[] {
+  const groups = new Map<string, Difference[]>();
+  for (const d of differences) {
+    const g = groups.get(d.field);
+    if (g) g.push(d);
+    else groups.set(d.field, [d]);
+  }
+  return [...groups.entries()].map(([field, ds]) => {
+    const d = ds[0];
+    const show = (x: unknown) => (x === undefined ? '(absent)' : JSON.stringify(x).slice(0, width));
+    return `- ${field}: ${ds.length} difference(s); e.g. ${d.what}: Unleash ${show(d.unleash)} / flaglens ${show(d.flaglens)}`;
+  });
+}
+
 type Event = Record<string, unknown> & { id: number; createdAt: string; type: string };
 
 export interface EventListContext {
@@ -66,15 +91,35 @@ export interface EventListContext {
   knownType: (type: string) => boolean;
   /** Events of the flag in Unleash's table whose type is outside the contract. */
   unknownTotal: number;
+  /** How many events Unleash lists (6.x: its newest 100; 7.0 and later: its newest 50). */
+  cap?: number;
+  /** The release compared (named in the reasons). */
+  release?: string;
 }
+
+/** The event fields every release answers, compared one by one (a field only one side has is compared too). */
+const EVENT_KEYS = [
+  'id',
+  'type',
+  'createdBy',
+  'createdAt',
+  'createdByUserId',
+  'data',
+  'preData',
+  'tags',
+  'featureName',
+  'project',
+  'environment',
+];
 
 const REASON_UNKNOWN_TYPE =
   'type outside api-spec part 6: dead-lettered unless ACCEPT_UNKNOWN_EVENT_TYPES (DESIGN.md "The event contract")';
 
 /**
- * The event list of one flag: Unleash answers its newest 100 (`created_at` desc, ties unordered) and the
- * total; flaglens answers every event (`createdAt` desc, then `id` desc; docs/deviations.md, "Event lists and errors").
- * Events of types outside the contract are explained differences.
+ * The event list of one flag: Unleash answers its newest 100 (6.x: `created_at` desc, ties unordered; 7.0 and
+ * later: its newest 50, `created_at` desc, `id` desc) and the total; flaglens answers every event (`createdAt`
+ * desc, then `id` desc; docs/deviations.md, "Event lists and errors"). Events of types outside the contract are
+ * explained differences.
  */
 export function compareEventList(
   t: Tally,
@@ -84,6 +129,7 @@ export function compareEventList(
 ): void {
   const g = 'GET /api/admin/events/{flag}';
   const what = `flag ${ctx.flag}`;
+  const cap = ctx.cap ?? 100;
   const unknown = u.events.filter((e) => !ctx.knownType(e.type));
   // the total: flaglens's = Unleash's minus the dead-lettered events of unknown types
   const expectedTotal = u.totalEvents - ctx.unknownTotal;
@@ -105,8 +151,21 @@ export function compareEventList(
       unleash: u.totalEvents,
       flaglens: f.events.length,
     });
-  if (u.events.length === Math.min(100, u.totalEvents)) t.match(g, 'newest 100 (Unleash)');
-  else t.differ(g, { what, field: 'newest 100 (Unleash)', unleash: u.events.length, flaglens: null });
+  if (u.events.length === Math.min(cap, u.totalEvents)) t.match(g, `newest ${cap} (Unleash)`);
+  else t.differ(g, { what, field: `newest ${cap} (Unleash)`, unleash: u.events.length, flaglens: null });
+  // the one deviation every long list shows: Unleash cuts it at its cap, flaglens lists every event
+  if (u.events.length === f.events.length) t.match(g, 'number of events listed');
+  else
+    t.differ(g, {
+      what,
+      field: 'number of events listed',
+      unleash: u.events.length,
+      flaglens: f.events.length,
+      reason:
+        u.events.length === cap && f.events.length === f.totalEvents
+          ? `Unleash${ctx.release ? ` ${ctx.release}` : ''} lists its newest ${cap}; flaglens lists every event, as the API document says (docs/deviations.md, "Event lists and errors")`
+          : undefined,
+    });
 
   // every event Unleash lists is in flaglens's list, identical in every key
   const byId = new Map(f.events.map((e) => [e.id, e]));
@@ -123,19 +182,10 @@ export function compareEventList(
       continue;
     }
     t.match(g, 'event present');
-    for (const k of [
-      'id',
-      'type',
-      'createdBy',
-      'createdAt',
-      'createdByUserId',
-      'data',
-      'preData',
-      'tags',
-      'featureName',
-      'project',
-      'environment',
-    ]) {
+    const extra = [...new Set([...Object.keys(ue), ...Object.keys(fe)])].filter(
+      (k) => !EVENT_KEYS.includes(k),
+    );
+    for (const k of [...EVENT_KEYS, ...extra]) {
       if (isDeepStrictEqual(ue[k], fe[k])) t.match(g, `event.${k}`);
       else
         t.differ(g, { what: `${what} event ${ue.id}`, field: `event.${k}`, unleash: ue[k], flaglens: fe[k] });
@@ -167,11 +217,12 @@ export function compareEventList(
       head[i - 1].createdAt > e.createdAt ||
       (head[i - 1].createdAt === e.createdAt && head[i - 1].id > e.id),
   );
-  if (sameNewer && tiesOk && sortedDesc) t.match(g, 'first 100 = Unleash newest 100 (ties by id desc)');
+  const orderField = `first ${cap} = Unleash newest ${cap} (ties by id desc)`;
+  if (sameNewer && tiesOk && sortedDesc) t.match(g, orderField);
   else
     t.differ(g, {
       what,
-      field: 'first 100 = Unleash newest 100 (ties by id desc)',
+      field: orderField,
       unleash: known.map((e) => e.id),
       flaglens: head.map((e) => e.id),
     });
@@ -186,7 +237,9 @@ export function compareProfile(
   f: Record<string, unknown>,
 ): void {
   const g = 'GET /api/admin/user/profile';
-  for (const k of ['rootRole', 'projects', 'subscriptions', 'features']) {
+  const fixed = ['rootRole', 'projects', 'subscriptions', 'features'];
+  const extra = [...new Set([...Object.keys(u), ...Object.keys(f)])].filter((k) => !fixed.includes(k));
+  for (const k of [...fixed, ...extra]) {
     const a = k === 'projects' ? [...((u[k] as string[]) ?? [])].sort() : u[k];
     const b = k === 'projects' ? [...((f[k] as string[]) ?? [])].sort() : f[k];
     if (isDeepStrictEqual(a, b)) t.match(g, k);

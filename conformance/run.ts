@@ -1,16 +1,24 @@
 /*
- * `npm run conformance`: the real Unleash 6.10.1 as the oracle of flaglens's answers.
+ * `npm run conformance [-- --unleash <version>]`: the real Unleash as the oracle of flaglens's answers, for each
+ * release flaglens follows (6.10.1, 7.6.5, 8.2.0; without `--unleash`, all three in turn). For each release:
  *
- * 1. installs unleash-server@6.10.1 into .cache/unleash-6.10.1 (npm ci from conformance/unleash-peer/);
- * 2. starts it on loopback against a fresh database on the machine's Postgres;
- * 3. drives a scenario through its admin and client APIs (scenario.ts);
+ * 1. installs unleash-server@<version> into .cache/unleash-<version> (npm ci from
+ *    conformance/unleash-peer/<version>/, its own lockfile);
+ * 2. starts it on loopback, on the Node it needs (6.10.1: 20; 7.6.5, 8.2.0: 24), against a fresh database on
+ *    the machine's Postgres;
+ * 3. drives a scenario through its admin and client APIs (scenario.ts: the same steps for every release; none
+ *    uses what 7.0 removed);
  * 4. starts a fresh flaglens (database, topic, projector, api) and runs the connector `--once` into it;
  * 5. compares every flag's event list, every user's profile and every project's overview (compare.ts);
  * 6. follow mode: the connector following, a flag toggled in Unleash is visible through flaglens's api
  *    within 1 s (each of 20 toggles; p50/p99 printed);
  * 7. hosted mode: the connector over Unleash's API (`--api-url --token`) into a second flaglens gives the same
  *    event lists.
- * Prints the table of matched fields; exits 1 on an unexplained difference or a missed freshness bound.
+ * Prints a table per release (fields matched, deviations with their reasons, unexplained count) and a summary;
+ * exits 1 on an unexplained difference or a missed freshness bound in any release.
+ *
+ * `-- --upgrade` instead: one Unleash upgraded in place, 6.10.1 to 7.6.5 to 8.2.0, while flaglens follows it
+ * (upgrade.ts).
  */
 import { Client } from 'pg';
 import { EVENT_TYPES } from '@flaglens/contract';
@@ -19,9 +27,16 @@ import { createToken, runCli, spawnCli } from '@flaglens/testing/support/cli';
 import { freePort, httpGet } from '@flaglens/testing/support/http';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
 import { waitFor } from '@flaglens/testing/support/wait-for';
-import { installPeer, startPeer, type Peer } from './unleash-peer';
+import {
+  installPeer,
+  isPeerVersion,
+  PEER_VERSIONS,
+  startPeer,
+  type Peer,
+  type PeerVersion,
+} from './unleash-peer';
 import { driveScenario, UnleashClient, type ScenarioResult } from './scenario';
-import { compareEventList, compareOverview, compareProfile, Tally } from './compare';
+import { compareEventList, compareOverview, compareProfile, summarize, Tally } from './compare';
 
 const started = Date.now();
 const log = (m: string) =>
@@ -66,6 +81,7 @@ export async function compareAll(
   unleashDb: Client,
   stack: Stack,
   s: ScenarioResult,
+  version: PeerVersion = '6.10.1',
 ): Promise<void> {
   // flaglens tokens for every (projected) user, issued by the operator CLI
   const tokens = new Map<number, string>();
@@ -91,6 +107,8 @@ export async function compareAll(
       flag: f.name,
       knownType: (x) => KNOWN.has(x),
       unknownTotal: Number(f.unknown),
+      cap: eventCap(version),
+      release: version,
     });
   }
   log(`compared the event lists of ${flags.length} flags`);
@@ -215,23 +233,39 @@ async function followFreshness(
   return latencies;
 }
 
+/** How many events `GET /api/admin/events/{flag}` lists: 6.x its newest 100, 7.0 and later its newest 50. */
+export const eventCap = (version: PeerVersion) => (version.startsWith('6.') ? 100 : 50);
+
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 
-async function main(): Promise<void> {
-  installPeer(log);
+interface ReleaseResult {
+  version: PeerVersion;
+  matched: number;
+  explained: number;
+  unexplained: number;
+  seconds: number;
+  failed: boolean;
+}
+
+async function runRelease(version: PeerVersion): Promise<ReleaseResult> {
+  const t0 = Date.now();
+  installPeer(log, version);
   let peer: Peer | undefined;
   let stack: Stack | undefined;
   let apiStack: Stack | undefined;
   let failed = false;
+  let counts = { matched: 0, explained: 0, unexplained: 0 };
+  let db: Client | undefined;
   try {
-    peer = await startPeer(await freePort());
-    log(`Unleash 6.10.1 up on ${peer.url} (database ${peer.db})`);
+    peer = await startPeer(await freePort(), undefined, { version });
+    log(`Unleash ${version} up on ${peer.url} (database ${peer.db})`);
     const u = new UnleashClient(peer.url, peer.adminToken);
     const scenario = await driveScenario(u, peer.adminPassword, log);
-    const db = new Client({ connectionString: peer.dbUrl });
+    db = new Client({ connectionString: peer.dbUrl });
+    db.on('error', () => undefined); // the database is dropped when the run ends
     await db.connect();
 
     stack = await startStack('conformance');
@@ -239,7 +273,7 @@ async function main(): Promise<void> {
     log(`connector --once: ${JSON.stringify(once)}`);
     await drained(stack);
     const tally = new Tally();
-    await compareAll(tally, u, db, stack, scenario);
+    await compareAll(tally, u, db, stack, scenario, version);
 
     // the follow-mode check runs last against the running Unleash: it adds events
     const latencies = await followFreshness(stack, peer, u, scenario);
@@ -308,7 +342,7 @@ async function main(): Promise<void> {
       });
 
     process.stdout.write(
-      `\n## flaglens vs Unleash 6.10.1 (${scenario.flags.length} flags in the scenario, ${scenario.users.length} users, ${scenario.projects.length} projects)\n\n`,
+      `\n## flaglens vs Unleash ${version} (${scenario.flags.length} flags in the scenario, ${scenario.users.length} users, ${scenario.projects.length} projects)\n\n`,
     );
     process.stdout.write(tally.table() + '\n\n');
     process.stdout.write(apiTally.table() + '\n\n');
@@ -324,20 +358,73 @@ async function main(): Promise<void> {
         );
     }
     const bad = [...tally.unexplained, ...apiTally.unexplained];
+    counts = {
+      matched: tally.matched + apiTally.matched,
+      explained: tally.differences.length - tally.unexplained.length,
+      unexplained: bad.length,
+    };
     if (bad.length > 0) {
       failed = true;
-      process.stdout.write(`\n${bad.length} unexplained difference(s):\n`);
-      for (const d of bad.slice(0, 40))
-        process.stdout.write(
-          `- ${d.what} ${d.field}: Unleash ${JSON.stringify(d.unleash)?.slice(0, 300)} / flaglens ${JSON.stringify(d.flaglens)?.slice(0, 300)}\n`,
-        );
+      process.stdout.write(`\n${bad.length} unexplained difference(s) against Unleash ${version}:\n`);
+      for (const line of summarize(bad)) process.stdout.write(`${line}\n`);
     }
-    await db.end();
+  } catch (e) {
+    failed = true;
+    const cause = (e as { cause?: Error }).cause;
+    log(`Unleash ${version}: failed: ${(e as Error).message}${cause ? ` (${cause.message})` : ''}`);
+    if (peer) log(`Unleash ${version}'s output, last lines:\n${peer.output.join('').slice(-3000)}`);
+    process.stdout.write(`\nUnleash ${version}: the run failed: ${(e as Error).message}\n`);
   } finally {
+    await db?.end().catch(() => undefined);
     await apiStack?.stop().catch(() => undefined);
     await stack?.stop().catch(() => undefined);
     await peer?.stop().catch(() => undefined);
   }
+  const seconds = Math.round((Date.now() - t0) / 1000);
+  log(`Unleash ${version}: ${failed ? 'FAILED' : 'passed'} in ${seconds} s`);
+  return { version, ...counts, seconds, failed };
+}
+
+/** `--unleash <version>` (repeatable; `--unleash=<version>` too); all releases when absent. */
+export function releasesFromArgs(argv: string[]): PeerVersion[] {
+  const asked: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--unleash') asked.push(argv[++i] ?? '');
+    else if (a.startsWith('--unleash=')) asked.push(a.slice('--unleash='.length));
+  }
+  for (const v of asked)
+    if (!isPeerVersion(v))
+      throw new Error(`--unleash ${v}: not a release the run knows (${PEER_VERSIONS.join(', ')})`);
+  return asked.length ? (asked as PeerVersion[]) : [...PEER_VERSIONS];
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--upgrade')) {
+    // loaded here: upgrade.ts uses this module's compareAll and drained
+    const { runUpgrade } = await import('./upgrade');
+    const { steps, failed } = await runUpgrade(log);
+    process.stdout.write(
+      `\n## upgrade in place, flaglens following\n\n| Unleash | fields matched | explained deviations | unexplained | time |\n| --- | ---: | ---: | ---: | ---: |\n`,
+    );
+    for (const r of steps)
+      process.stdout.write(
+        `| ${r.version} | ${r.matched} | ${r.explained} | ${r.unexplained} | ${r.seconds} s |\n`,
+      );
+    log(`upgrade: ${failed ? 'FAILED' : 'passed'} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    process.exit(failed ? 1 : 0);
+  }
+  const releases = releasesFromArgs(process.argv.slice(2));
+  const results: ReleaseResult[] = [];
+  for (const version of releases) results.push(await runRelease(version));
+  process.stdout.write(
+    `\n## conformance per release\n\n| Unleash | fields matched | explained deviations | unexplained | time |\n| --- | ---: | ---: | ---: | ---: |\n`,
+  );
+  for (const r of results)
+    process.stdout.write(
+      `| ${r.version} | ${r.matched} | ${r.explained} | ${r.failed && r.unexplained === 0 ? 'run failed' : r.unexplained} | ${r.seconds} s |\n`,
+    );
+  const failed = results.some((r) => r.failed);
   log(`${failed ? 'FAILED' : 'passed'} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   process.exit(failed ? 1 : 0);
 }

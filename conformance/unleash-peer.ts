@@ -5,33 +5,74 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 
 const ROOT = join(__dirname, '..');
-export const PEER_VERSION = '6.10.1';
+/** The Unleash releases the conformance run checks flaglens against, oldest first. */
+export const PEER_VERSIONS = ['6.10.1', '7.6.5', '8.2.0'] as const;
+export type PeerVersion = (typeof PEER_VERSIONS)[number];
+/** The release CI's oracle has been since the start (bench, nginx test and the Debezium run use it). */
+export const PEER_VERSION: PeerVersion = '6.10.1';
+/** The Node major each release runs on: 6.10.1 refuses Node ≥ 21; 7.6 and 8.x need Node ≥ 22. */
+const PEER_NODE: Record<PeerVersion, string> = { '6.10.1': '20', '7.6.5': '24', '8.2.0': '24' };
 const PEER_SRC = join(ROOT, 'conformance', 'unleash-peer');
-export const PEER_DIR = join(ROOT, '.cache', `unleash-${PEER_VERSION}`);
+export const peerDir = (version: PeerVersion = PEER_VERSION) => join(ROOT, '.cache', `unleash-${version}`);
+export const PEER_DIR = peerDir(PEER_VERSION);
 const DEFAULT_PG_BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
 
+export function isPeerVersion(v: string): v is PeerVersion {
+  return (PEER_VERSIONS as readonly string[]).includes(v);
+}
+
 /**
- * Installs `unleash-server@6.10.1` into `.cache/unleash-6.10.1` with `npm ci` from the committed lockfile
- * (conformance/unleash-peer/), unless the same lockfile is installed already. Install scripts are not run
- * (Unleash needs none; one of its dependencies would phone home).
+ * Installs `unleash-server@<version>` into `.cache/unleash-<version>` with `npm ci` from its committed lockfile
+ * (conformance/unleash-peer/<version>/), unless the same lockfile is installed already. Install scripts are not
+ * run (Unleash needs none; one of its dependencies would phone home).
  */
-export function installPeer(log: (m: string) => void): void {
-  const lock = readFileSync(join(PEER_SRC, 'package-lock.json'));
+export function installPeer(log: (m: string) => void, version: PeerVersion = PEER_VERSION): void {
+  const src = join(PEER_SRC, version);
+  const dir = peerDir(version);
+  const lock = readFileSync(join(src, 'package-lock.json'));
   const stamp = createHash('sha256').update(lock).digest('hex');
-  const stampFile = join(PEER_DIR, '.installed');
+  const stampFile = join(dir, '.installed');
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return;
-  log(`installing unleash-server@${PEER_VERSION} into ${PEER_DIR} (npm ci)`);
-  mkdirSync(PEER_DIR, { recursive: true });
-  copyFileSync(join(PEER_SRC, 'package.json'), join(PEER_DIR, 'package.json'));
-  copyFileSync(join(PEER_SRC, 'package-lock.json'), join(PEER_DIR, 'package-lock.json'));
+  log(`installing unleash-server@${version} into ${dir} (npm ci)`);
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(join(src, 'package.json'), join(dir, 'package.json'));
+  copyFileSync(join(src, 'package-lock.json'), join(dir, 'package-lock.json'));
   execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-    cwd: PEER_DIR,
+    cwd: dir,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   writeFileSync(stampFile, stamp);
 }
 
+const nodeBins = new Map<string, string>();
+/** The `node` a release runs on (scripts/node-runtime.sh brings the pinned binary into .cache if missing). */
+export function peerNode(version: PeerVersion): string {
+  const major = PEER_NODE[version];
+  let bin = nodeBins.get(major);
+  if (!bin) {
+    bin = execFileSync('bash', [join(ROOT, 'scripts', 'node-runtime.sh'), 'bin', major], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
+    nodeBins.set(major, bin);
+  }
+  return join(bin, 'node');
+}
+
+export interface PeerOptions {
+  /** The release to start (installed with installPeer); 6.10.1 unless told. */
+  version?: PeerVersion;
+  /** An existing database to start on (its migrations run); a fresh one unless told. */
+  database?: string;
+  /** Leave the database in place on `stop` (to start another release on it). */
+  keepDatabase?: boolean;
+  /** The secrets of an earlier start on the same database (a restart keeps its admin and token). */
+  adminToken?: string;
+  adminPassword?: string;
+}
+
 export interface Peer {
+  version: PeerVersion;
   port: number;
   url: string;
   db: string;
@@ -48,22 +89,29 @@ function withDb(url: string, db: string): string {
   return u.toString();
 }
 
-/** Starts the real Unleash on loopback against a fresh database (dropped by `stop`). */
-export async function startPeer(port: number, PG_BASE = DEFAULT_PG_BASE): Promise<Peer> {
-  const db = `flaglens_conf_unleash_${randomBytes(3).toString('hex')}`;
-  const admin = new Client({ connectionString: withDb(PG_BASE, 'postgres') });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${db}`);
-  await admin.end();
-  const adminToken = `*:*.${randomBytes(16).toString('hex')}`;
-  const adminPassword = `Conf-${randomBytes(6).toString('hex')}!1`;
+/**
+ * Starts the real Unleash on loopback, on the Node its release needs, against a fresh database (dropped by
+ * `stop`) or the one given.
+ */
+export async function startPeer(port: number, PG_BASE = DEFAULT_PG_BASE, o: PeerOptions = {}): Promise<Peer> {
+  const version = o.version ?? PEER_VERSION;
+  const dir = peerDir(version);
+  const db = o.database ?? `flaglens_conf_unleash_${randomBytes(3).toString('hex')}`;
+  if (!o.database) {
+    const admin = new Client({ connectionString: withDb(PG_BASE, 'postgres') });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${db}`);
+    await admin.end();
+  }
+  const adminToken = o.adminToken ?? `*:*.${randomBytes(16).toString('hex')}`;
+  const adminPassword = o.adminPassword ?? `Conf-${randomBytes(6).toString('hex')}!1`;
   const pg = new URL(PG_BASE);
   pg.pathname = '';
-  const child: ChildProcess = spawn(process.execPath, [join(PEER_SRC, 'start.js')], {
-    cwd: PEER_DIR,
+  const child: ChildProcess = spawn(peerNode(version), [join(PEER_SRC, 'start.js')], {
+    cwd: dir,
     env: {
       ...process.env,
-      UNLEASH_PEER_DIR: PEER_DIR,
+      UNLEASH_PEER_DIR: dir,
       UNLEASH_PEER_DB: db,
       UNLEASH_PEER_PG: pg.toString().replace(/\/$/, ''),
       UNLEASH_PEER_PORT: String(port),
@@ -75,7 +123,10 @@ export async function startPeer(port: number, PG_BASE = DEFAULT_PG_BASE): Promis
   });
   const output: string[] = [];
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('Unleash did not start within 120 s')), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`Unleash ${version} did not start within 240 s`)),
+      240_000,
+    );
     child.stdout!.on('data', (d: Buffer) => {
       output.push(d.toString());
       if (d.toString().includes('READY')) {
@@ -84,13 +135,15 @@ export async function startPeer(port: number, PG_BASE = DEFAULT_PG_BASE): Promis
       }
     });
     child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
+      output.push(`\n[Unleash ${version} exited: code ${code}, signal ${signal}]\n`);
       clearTimeout(timer);
-      reject(new Error(`Unleash exited (${code}): ${output.join('').slice(-2000)}`));
+      reject(new Error(`Unleash ${version} exited (${code}): ${output.join('').slice(-2000)}`));
     });
   });
   await ready;
   return {
+    version,
     port,
     url: `http://127.0.0.1:${port}`,
     db,
@@ -106,6 +159,7 @@ export async function startPeer(port: number, PG_BASE = DEFAULT_PG_BASE): Promis
         await exited;
         clearTimeout(t);
       }
+      if (o.keepDatabase) return;
       const a = new Client({ connectionString: withDb(PG_BASE, 'postgres') });
       await a.connect();
       await a.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);

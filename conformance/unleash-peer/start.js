@@ -1,7 +1,8 @@
 /* eslint-disable */
-// Starts the real Unleash 6.10.1 (installed by `npm run conformance` into .cache/unleash-6.10.1) on loopback,
-// for the conformance run only. Env: UNLEASH_PEER_DIR (the install), UNLEASH_PEER_DB (database name on the
-// machine's Postgres), UNLEASH_PEER_PG (postgres://user@host:port), UNLEASH_PEER_PORT. Prints `READY <port>`.
+// Starts a real Unleash (6.10.1, 7.6.5 or 8.2.0, installed by `npm run conformance` into .cache/unleash-<version>)
+// on loopback, for the conformance run only, on the Node that release needs. Env: UNLEASH_PEER_DIR (the
+// install), UNLEASH_PEER_DB (database name on the machine's Postgres), UNLEASH_PEER_PG (postgres://user@host:port),
+// UNLEASH_PEER_PORT. Prints `READY <port>`. 6.x is CommonJS (required); 7.0 and later are ES modules (imported).
 //
 // The open-source build registers no routes for project CRUD, project access or moving a flag (Enterprise),
 // but its services have them. The harness router below exposes those service methods under
@@ -16,14 +17,43 @@ process.env.UNLEASH_DEFAULT_ADMIN_PASSWORD = process.env.UNLEASH_PEER_ADMIN_PASS
 process.env.UNLEASH_EXPERIMENTAL_ENABLE_LEGACY_VARIANTS = 'true';
 
 const path = require('node:path');
+const { pathToFileURL } = require('node:url');
 const dir = process.env.UNLEASH_PEER_DIR;
-const req = (m) => require(require.resolve(m, { paths: [path.join(dir, 'node_modules')] }));
-const unleash = req('unleash-server');
+const resolve = (m) => require.resolve(m, { paths: [path.join(dir, 'node_modules')] });
+const req = (m) => require(resolve(m));
+const pkg = require(path.join(dir, 'node_modules', 'unleash-server', 'package.json'));
+const entry = typeof pkg.exports === 'string' ? pkg.exports : (pkg.exports && pkg.exports['.']) || pkg.main;
+const loadUnleash = () =>
+  pkg.type === 'module'
+    ? import(pathToFileURL(path.join(dir, 'node_modules', 'unleash-server', entry)).href)
+    : Promise.resolve(req('unleash-server'));
 const express = req('express');
 
 const pg = new URL(process.env.UNLEASH_PEER_PG || 'postgres://postgres@127.0.0.1:5432');
 
+// Unleash's daily stats job (statusJob) lists the projects at its first run (2-30 s after start), then writes one
+// project's stats every 30 s, unawaited. A project deleted in between (the scenario deletes `temp`) makes that write
+// fail on its foreign key, and 7.6.5 and 8.2.0 then exit (code 1) whenever the job's timing meets the scenario's. The
+// harness drops that one write (there is no row left for it); any other failure is thrown as before.
+function keepStatsJobAlive(services) {
+  const store = services.projectService && services.projectService.projectStatsStore;
+  if (!store) return;
+  const proto = Object.getPrototypeOf(store);
+  const update = proto.updateProjectStats;
+  if (typeof update !== 'function' || update.harnessed) return;
+  proto.updateProjectStats = async function (projectId, status) {
+    try {
+      return await update.call(this, projectId, status);
+    } catch (e) {
+      if (e && e.code === '23503') return; // foreign_key_violation: the project is gone
+      throw e;
+    }
+  };
+  proto.updateProjectStats.harnessed = true;
+}
+
 function harness(app, config, services, stores) {
+  keepStatsJobAlive(services);
   const r = express.Router();
   r.use(express.json());
   const admin = (fn) => async (q, s) => {
@@ -102,24 +132,26 @@ function harness(app, config, services, stores) {
   app.use(`${config.server.baseUriPath}/api/admin/harness`, r);
 }
 
-unleash
-  .start({
-    db: {
-      host: pg.hostname,
-      port: Number(pg.port || 5432),
-      user: decodeURIComponent(pg.username || 'postgres'),
-      password: decodeURIComponent(pg.password || ''),
-      database: process.env.UNLEASH_PEER_DB,
-      ssl: false,
-    },
-    server: { host: '127.0.0.1', port: Number(process.env.UNLEASH_PEER_PORT), enableRequestLogger: false },
-    authentication: { type: 'open-source', enableApiToken: true, createAdminUser: true },
-    versionCheck: { enable: false },
-    ui: { environment: 'pro' },
-    // feature links (6.10's feature-link-* events, outside the contract's types) are behind this flag
-    experimental: { flags: { featureLinks: true } },
-    preRouterHook: harness,
-  })
+loadUnleash()
+  .then((unleash) =>
+    unleash.start({
+      db: {
+        host: pg.hostname,
+        port: Number(pg.port || 5432),
+        user: decodeURIComponent(pg.username || 'postgres'),
+        password: decodeURIComponent(pg.password || ''),
+        database: process.env.UNLEASH_PEER_DB,
+        ssl: false,
+      },
+      server: { host: '127.0.0.1', port: Number(process.env.UNLEASH_PEER_PORT), enableRequestLogger: false },
+      authentication: { type: 'open-source', enableApiToken: true, createAdminUser: true },
+      versionCheck: { enable: false },
+      ui: { environment: 'pro' },
+      // feature links (6.10's feature-link-* events, outside the contract's types) are behind this flag
+      experimental: { flags: { featureLinks: true } },
+      preRouterHook: harness,
+    }),
+  )
   .then((instance) => {
     process.stdout.write(`READY ${process.env.UNLEASH_PEER_PORT}\n`);
     const stop = () =>
