@@ -59,7 +59,11 @@ export async function startPeer(port: number, PG_BASE = DEFAULT_PG_BASE): Promis
   const adminPassword = `Conf-${randomBytes(6).toString('hex')}!1`;
   const pg = new URL(PG_BASE);
   pg.pathname = '';
-  const child: ChildProcess = spawn(process.execPath, [join(PEER_SRC, 'start.js')], {
+  // Unleash 6.10.1 runs on Node < 21 only: on Node 20 (scripts/node-runtime.sh), whichever Node runs us
+  const node20 = execFileSync('bash', [join(ROOT, 'scripts', 'node-runtime.sh'), 'bin', '20'], {
+    encoding: 'utf8',
+  });
+  const child: ChildProcess = spawn(join(node20.trim(), 'node'), [join(PEER_SRC, 'start.js')], {
     cwd: PEER_DIR,
     env: {
       ...process.env,
