@@ -6,6 +6,7 @@
 #   scripts/infra.sh down [--purge]  stop the broker this script started (--purge: also delete its data)
 #   scripts/infra.sh status          say whether Postgres and Kafka answer
 #   scripts/infra.sh kafka-up | kafka-down [--purge]   the same for the broker alone (Postgres untouched)
+#   scripts/infra.sh version         print the Kafka release `up` starts (KAFKA_VERSION or the default)
 #
 # Environment:
 #   DATABASE_URL      default postgres://postgres@127.0.0.1:5432/flaglens (database created if missing;
@@ -496,12 +497,13 @@ kafka_status() {
 
 usage() {
   cat <<EOF
-usage: scripts/infra.sh up | down [--purge] | status | kafka-up | kafka-down [--purge]
+usage: scripts/infra.sh up | down [--purge] | status | kafka-up | kafka-down [--purge] | version
   up          start Postgres (if local and stopped) and a Kafka broker; create the database and the topic
   down        stop the Kafka broker started by 'up' (Postgres is left running); --purge also deletes its data
   status      say whether Postgres and Kafka answer (exit 1 if one does not)
   kafka-up    start the Kafka broker (if missing) and create the topic; Postgres untouched
   kafka-down  stop that broker (--purge: also delete its data)
+  version     print the Kafka release 'up' starts (KAFKA_VERSION, default 4.4.0)
   KAFKA_PORT, KAFKA_CONTROLLER_PORT and KAFKA_RUN_DIR pick another, separate broker (see the header)
 EOF
 }
@@ -570,6 +572,7 @@ main() {
     status) cmd_status "$@" ;;
     kafka-up) cmd_kafka_up "$@" ;;
     kafka-down) cmd_kafka_down "$@" ;;
+    version) echo "$KAFKA_VERSION" ;;
     -h | --help | help) usage ;;
     *)
       usage >&2
