@@ -23,7 +23,8 @@
 #   KAFKA_TOPIC       default flaglens.events (created with retention.ms=-1: the topic is the log of record)
 #   KAFKA_PARTITIONS  default 6
 #   KAFKA_HEAP_OPTS   default "-Xms256m -Xmx768m"
-#   KAFKA_START_TIMEOUT  seconds to wait for the broker to answer, default 60
+#   KAFKA_START_TIMEOUT  seconds to wait for the broker to answer, default 120 (about 16 s on an idle 2-core
+#                     machine; a loaded one took over 60 s to restart the chaos run's broker)
 #   KAFKA_EXTRA_LISTENER  a second listener besides PLAINTEXT, e.g. SASL_SSL://127.0.0.1:9094 (a test of
 #                     secured clients: libs/kafka/src/kafka-security.int-spec.ts); its settings go in:
 #   KAFKA_EXTRA_PROPERTIES  a file appended to server.properties
@@ -47,7 +48,7 @@ KAFKA_VERSION="${KAFKA_VERSION:-4.4.0}"
 KAFKA_TOPIC="${KAFKA_TOPIC:-flaglens.events}"
 KAFKA_PARTITIONS="${KAFKA_PARTITIONS:-6}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}"
-KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-60}"
+KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-120}"
 KAFKA_AUTO_CREATE_TOPICS="${KAFKA_AUTO_CREATE_TOPICS:-false}"
 KAFKA_EXTRA_LISTENER="${KAFKA_EXTRA_LISTENER:-}"
 KAFKA_EXTRA_PROPERTIES="${KAFKA_EXTRA_PROPERTIES:-}"
