@@ -458,6 +458,7 @@ async function run(
       duplicated: account.duplicated,
       redelivered: account.redelivered,
       deadLetters: account.deadLetters,
+      poisonMessagesInTopic: account.poison.inTopic,
       identical,
       answersCompared: chaosAnswers.size,
       mismatches: mismatches.slice(0, 100),
@@ -475,7 +476,9 @@ async function run(
       account.lost === 0 &&
       account.duplicated === 0 &&
       identical &&
-      account.deadLetters.count === poison &&
+      // every poison message generated reached the topic, and each copy there was dead-lettered
+      account.poison.distinct === poison &&
+      account.deadLetters.count === account.poison.inTopic &&
       faults.every((f) => f.recoverySeconds !== null);
   } finally {
     stopping = true;
@@ -566,6 +569,10 @@ async function accountOffsets(
   let lost = 0;
   let redelivered = 0;
   let messages = 0;
+  // poison messages as the topic holds them: a producer retry (a request the broker wrote, whose answer a broker
+  // restart lost) puts some twice, each copy at its own offset and dead-lettered on its own
+  let poisonInTopic = 0;
+  const poisonKeys = new Set<string>();
   const remaining = new Map([...high.entries()].filter(([, h]) => h > 0));
   const consumer = kafka.consumer({ groupId: `chaos-audit-${Date.now()}`, maxBytes: 16 << 20 });
   await consumer.connect();
@@ -580,6 +587,11 @@ async function accountOffsets(
             const o = Number(m.offset);
             if (o >= (high.get(batch.partition) ?? 0)) continue;
             messages++;
+            const key = m.key?.toString() ?? '';
+            if (key.startsWith('poison-')) {
+              poisonInTopic++;
+              poisonKeys.add(key);
+            }
             const k = `${batch.partition}:${o}`;
             if (stored.has(k) || dead.has(k)) continue;
             const id = idOf(m.value);
@@ -602,6 +614,7 @@ async function accountOffsets(
     duplicated,
     redelivered,
     deadLetters: { count: dl.rows.length, withoutReason, byReason },
+    poison: { inTopic: poisonInTopic, distinct: poisonKeys.size },
   };
 }
 
