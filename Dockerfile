@@ -9,7 +9,7 @@
 # way ENTRYPOINT/CMD/USER/HEALTHCHECK say. Keep the instructions to that subset (docs/deploy.md).
 
 # ---- build: all dependencies, compile TypeScript to dist/
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
@@ -25,7 +25,7 @@ FROM build AS deps
 RUN npm prune --omit=dev --no-audit --no-fund --ignore-scripts
 
 # ---- runtime: compiled JS + production dependencies, nothing else
-FROM node:22-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production \

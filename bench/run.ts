@@ -728,7 +728,10 @@ async function main(): Promise<void> {
       memoryGb: Math.round(totalmem() / 2 ** 30),
       node: process.version,
       postgres: pgVersion,
-      kafka: process.env.KAFKA_VERSION ?? '3.9.1',
+      // the release scripts/infra.sh starts (KAFKA_VERSION or its default)
+      kafka: execFileSync('bash', [join(ROOT, 'scripts', 'infra.sh'), 'version'], {
+        encoding: 'utf8',
+      }).trim(),
     };
     const stamp = started.toISOString().replace(/[:.]/g, '-');
     mkdirSync(join(__dirname, 'results'), { recursive: true });

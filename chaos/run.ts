@@ -1,5 +1,5 @@
 /*
- * npm run chaos [-- --quick] [--events N] [--seed S]
+ * npm run chaos [-- --quick] [--events N] [--seed S] [--kafka-version V]
  *
  * Many faults at once, bounded in time and count, loopback only, ends by itself:
  *  - a simulated history (projects, flags, moves, archive/revive/delete, users, groups, memberships, metrics)
@@ -17,7 +17,8 @@
  * What it touches: only what it starts. Its own Postgres cluster (`initdb` into .run/chaos-pg/, a free
  * loopback port, `pg_ctl`) and its own single-node Kafka broker (`scripts/infra.sh kafka-up` with free ports
  * and .run/chaos-kafka/, the same jars), both deleted at the end (or at the next run, if it was interrupted);
- * never the machine's Postgres server or the shared broker at 127.0.0.1:9092.
+ * never the machine's Postgres server or the shared broker at 127.0.0.1:9092. Its broker runs Kafka
+ * `--kafka-version` (default: infra.sh's, 4.4.0): `npm test` gives it 3.9.1, the other supported major.
  */
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
@@ -63,6 +64,8 @@ const PLAN = quick
     };
 PLAN.events = Number(argValue('--events') ?? PLAN.events);
 const SEED = Number(argValue('--seed') ?? 20261122);
+/** The Kafka release of its own broker (scripts/infra.sh's KAFKA_VERSION); infra.sh's default if not given. */
+const KAFKA_VERSION = argValue('--kafka-version') ?? process.env.KAFKA_VERSION;
 /** one poison message every POISON_EVERY events */
 const POISON_EVERY = 2500;
 const CATCH_UP_TIMEOUT_MS = (quick ? 5 : 20) * 60_000;
@@ -143,9 +146,11 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stopOwn().finally(() => process.exit(143)));
   try {
     ownPostgres = await startLocalPostgres(join(ROOT, '.run', 'chaos-pg'));
-    ownKafka = await startLocalKafka(join(ROOT, '.run', 'chaos-kafka'));
+    ownKafka = await startLocalKafka(join(ROOT, '.run', 'chaos-kafka'), {
+      env: KAFKA_VERSION ? { KAFKA_VERSION } : {},
+    });
     log(
-      `own Postgres cluster at 127.0.0.1:${ownPostgres.port} (.run/chaos-pg), own Kafka broker at ${ownKafka.brokers} (.run/chaos-kafka)`,
+      `own Postgres cluster at 127.0.0.1:${ownPostgres.port} (.run/chaos-pg), own Kafka ${ownKafka.version} broker at ${ownKafka.brokers} (.run/chaos-kafka)`,
     );
     passed = await run(history, messages, poison, startedAt, logDir, ownPostgres, ownKafka);
   } finally {
@@ -436,9 +441,9 @@ async function run(
     report = {
       startedAt: startedAt.toISOString(),
       quick,
-      command: `npm run chaos${quick ? ' -- --quick' : ''}`,
+      command: `npm run chaos -- ${quick ? '--quick ' : ''}--kafka-version ${ownKafka.version}`,
       seed: SEED,
-      machine: { cores: cpus().length, node: process.version },
+      machine: { cores: cpus().length, node: process.version, kafka: ownKafka.version },
       events: history.length,
       messages: messages.length,
       poisonMessages: poison,
@@ -453,6 +458,7 @@ async function run(
       duplicated: account.duplicated,
       redelivered: account.redelivered,
       deadLetters: account.deadLetters,
+      poisonMessagesInTopic: account.poison.inTopic,
       identical,
       answersCompared: chaosAnswers.size,
       mismatches: mismatches.slice(0, 100),
@@ -470,7 +476,9 @@ async function run(
       account.lost === 0 &&
       account.duplicated === 0 &&
       identical &&
-      account.deadLetters.count === poison &&
+      // every poison message generated reached the topic, and each copy there was dead-lettered
+      account.poison.distinct === poison &&
+      account.deadLetters.count === account.poison.inTopic &&
       faults.every((f) => f.recoverySeconds !== null);
   } finally {
     stopping = true;
@@ -561,6 +569,10 @@ async function accountOffsets(
   let lost = 0;
   let redelivered = 0;
   let messages = 0;
+  // poison messages as the topic holds them: a producer retry (a request the broker wrote, whose answer a broker
+  // restart lost) puts some twice, each copy at its own offset and dead-lettered on its own
+  let poisonInTopic = 0;
+  const poisonKeys = new Set<string>();
   const remaining = new Map([...high.entries()].filter(([, h]) => h > 0));
   const consumer = kafka.consumer({ groupId: `chaos-audit-${Date.now()}`, maxBytes: 16 << 20 });
   await consumer.connect();
@@ -575,6 +587,11 @@ async function accountOffsets(
             const o = Number(m.offset);
             if (o >= (high.get(batch.partition) ?? 0)) continue;
             messages++;
+            const key = m.key?.toString() ?? '';
+            if (key.startsWith('poison-')) {
+              poisonInTopic++;
+              poisonKeys.add(key);
+            }
             const k = `${batch.partition}:${o}`;
             if (stored.has(k) || dead.has(k)) continue;
             const id = idOf(m.value);
@@ -597,6 +614,7 @@ async function accountOffsets(
     duplicated,
     redelivered,
     deadLetters: { count: dl.rows.length, withoutReason, byReason },
+    poison: { inTopic: poisonInTopic, distinct: poisonKeys.size },
   };
 }
 

@@ -7,6 +7,9 @@
 #                                         the machine's npm then runs on it (npm's `#!/usr/bin/env node`)
 #   bash scripts/node-runtime.sh bin 20   prints the folder holding that major's `node` (installed if missing):
 #                                         the conformance run starts each Unleash release on the Node it needs
+#   bash scripts/node-runtime.sh exec CMD [ARGS...]
+#                                         runs CMD with the project's Node first on PATH (package.json's scripts:
+#                                         `npm run chaos` typed on the machine's Node still runs on the project's)
 #
 # The versions are pinned here, one per major, so every machine runs the same binary.
 
@@ -42,20 +45,36 @@ flaglens_node_bin() {
   printf '%s\n' "$bin"
 }
 
+# Puts the project's Node (FLAGLENS_NODE, default 24) first on PATH, even if its folder is there already behind
+# another node's (npm puts the folder of the node it runs on before a script's PATH: `npm test` typed on the
+# machine's Node would otherwise run the tests on that one).
+flaglens_node_path() {
+  local dir path
+  dir="$(flaglens_node_bin "${FLAGLENS_NODE:-24}")" || return 1
+  path=":$PATH:"
+  path="${path//":$dir:"/:}"
+  path="${path#:}"
+  export PATH="$dir:${path%:}"
+}
+
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
   set -euo pipefail
   case "${1:-}" in
     bin) flaglens_node_bin "${2:?usage: node-runtime.sh bin <major>}" ;;
+    exec)
+      shift
+      [[ $# -gt 0 ]] || {
+        echo "usage: node-runtime.sh exec <command> [args...]" >&2
+        exit 2
+      }
+      flaglens_node_path
+      exec "$@"
+      ;;
     *)
-      echo "usage: source scripts/node-runtime.sh | bash scripts/node-runtime.sh bin <major>" >&2
+      echo "usage: source scripts/node-runtime.sh | bash scripts/node-runtime.sh bin <major> | exec <command>" >&2
       exit 2
       ;;
   esac
 else
-  _flaglens_node_dir="$(flaglens_node_bin "${FLAGLENS_NODE:-24}")"
-  case ":$PATH:" in
-    *":$_flaglens_node_dir:"*) ;;
-    *) export PATH="$_flaglens_node_dir:$PATH" ;;
-  esac
-  unset _flaglens_node_dir
+  flaglens_node_path
 fi

@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { printf '[start] %s\n' "$*"; }
+# the apps run on the project's Node (24, or FLAGLENS_NODE), whichever Node ran `npm start` (scripts/node-runtime.sh)
+source scripts/node-runtime.sh
+log "node $(node --version)"
 
 [ -d node_modules ] || { log "installing dependencies (npm ci)"; npm ci; }
 bash scripts/infra.sh up

@@ -5,6 +5,10 @@
 # and deletes a Postgres cluster and a Kafka broker of its own: never the machine's or the shared ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# the tests run on the project's Node (24, or FLAGLENS_NODE), whichever Node ran `npm test`: jest, the apps and
+# every tool they spawn find it first on PATH (scripts/node-runtime.sh)
+source scripts/node-runtime.sh
+echo "[test] node $(node --version) ($(command -v node))"
 [ -d node_modules ] || { echo "[test] installing dependencies (npm ci)"; npm ci; }
 # the Debian packages of the console (chromium), proxy (nginx) and alert (prometheus) e2e tests, and wrk, the
 # bench's load tool (bench/load.spec.ts runs its wrk cases only where wrk is installed)

@@ -21,10 +21,14 @@ export interface ImageConfig {
   healthcheck: string[];
   /** Binaries the skipped apt-get lines install (to be found on this machine). */
   osPackages: string[];
+  /** The base image of the last stage (through the stages it is built on), e.g. `node:24-bookworm-slim`. */
+  baseImage: string;
 }
 
 interface Stage {
   name: string;
+  /** The base image this stage starts from (a stage's own, for one built on another stage). */
+  base: string;
   root: string;
   workdir: string;
   env: Record<string, string>;
@@ -75,7 +79,13 @@ export function buildImageTree(
     if (keyword === 'FROM') {
       const name = args[2] ?? `stage${stages.size}`;
       const base = stages.get(args[0]);
-      stage = { name, root: join(out, name), workdir: base?.workdir ?? '/', env: { ...base?.env } };
+      stage = {
+        name,
+        base: base?.base ?? args[0],
+        root: join(out, name),
+        workdir: base?.workdir ?? '/',
+        env: { ...base?.env },
+      };
       stages.set(name, stage);
       if (!execute) continue;
       if (base) {
@@ -174,5 +184,12 @@ export function buildImageTree(
     }
   }
   if (!stage) throw new Error('no FROM in the Dockerfile');
-  return { root: stage.root, workdir: stage.workdir, env: stage.env, ...image, osPackages };
+  return {
+    root: stage.root,
+    workdir: stage.workdir,
+    env: stage.env,
+    ...image,
+    osPackages,
+    baseImage: stage.base,
+  };
 }

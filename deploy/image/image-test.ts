@@ -4,6 +4,8 @@
  *
  *   unshare --mount --pid --fork    a PID namespace: tini is PID 1, as in a container
  *   mount --bind <tree> /app        the tree at the image's paths (a private mount namespace)
+ *   mount --bind <node> /usr/local/bin   the Node of the Dockerfile's `FROM node:<major>` where the official
+ *                                   image has it (scripts/node-runtime.sh brings that major into .cache/)
  *   setpriv --reuid 1000 ...        the Dockerfile's USER (node = uid 1000), no capabilities
  *   env -i <image ENV + run env>    the image's environment only
  *   ENTRYPOINT + CMD                /usr/bin/tini -- /app/deploy/image/entrypoint.sh <command>
@@ -55,6 +57,23 @@ function check(ok: unknown, message: string): void {
   log(`ok: ${message}`);
 }
 
+/** The major of the base image's Node (`FROM node:24-bookworm-slim`: 24). */
+function nodeMajor(image: ImageConfig): string {
+  const major = /^node:(\d+)(-|$)/.exec(image.baseImage)?.[1];
+  if (!major) throw new Error(`FROM ${image.baseImage}: expected an official node:<major>-... image`);
+  return major;
+}
+
+/** The folder holding that major's `node`, mounted where the official image has it (/usr/local/bin). */
+function nodeBin(image: ImageConfig): string {
+  const r = spawnSync('bash', [join(ROOT, 'scripts', 'node-runtime.sh'), 'bin', nodeMajor(image)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (r.status !== 0) throw new Error(`scripts/node-runtime.sh bin ${nodeMajor(image)} failed`);
+  return r.stdout.trim();
+}
+
 /** Runs `command` (the CMD word) as the image would, with `env` as `docker run -e`. */
 function run(image: ImageConfig, command: string[], env: Record<string, string>): Container {
   const uid = USERS[image.user];
@@ -66,9 +85,10 @@ function run(image: ImageConfig, command: string[], env: Record<string, string>)
     ...env,
   }).map(([k, v]) => `${k}=${v}`);
   const argv = [...image.entrypoint, ...command];
-  // sh -c SCRIPT <tree> <uid> <env...> <entrypoint + cmd...>: sh is PID 1 until it execs setpriv, then tini
+  // sh -c SCRIPT <tree> <node bin> <uid> <env...> <entrypoint + cmd...>: sh is PID 1 until it execs setpriv,
+  // then tini
   const script =
-    'mount --bind "$0" /app && uid="$1" && shift && cd / && ' +
+    'mount --bind "$0" /app && mount --bind "$1" /usr/local/bin && uid="$2" && shift 2 && cd / && ' +
     'exec setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all env -i "$@"';
   const outer = spawn(
     'unshare',
@@ -81,6 +101,7 @@ function run(image: ImageConfig, command: string[], env: Record<string, string>)
       '-c',
       script,
       join(image.root, 'app'),
+      nodeBin(image),
       String(uid),
     ].concat(envArgs, argv),
     { stdio: ['ignore', 'pipe', 'pipe'] },
@@ -111,8 +132,13 @@ function run(image: ImageConfig, command: string[], env: Record<string, string>)
 
 /** The image's HEALTHCHECK command, run inside the container's namespaces as its user. */
 function healthcheck(image: ImageConfig, c: Container, env: Record<string, string>): boolean {
+  return inContainer(image, c, env, image.healthcheck).status === 0;
+}
+
+/** Runs `argv` inside the container's namespaces as its user, with the image's environment. */
+function inContainer(image: ImageConfig, c: Container, env: Record<string, string>, argv: string[]) {
   const uid = String(USERS[image.user]);
-  const r = spawnSync(
+  return spawnSync(
     'nsenter',
     [
       `--target=${c.pid1()}`,
@@ -126,11 +152,10 @@ function healthcheck(image: ImageConfig, c: Container, env: Record<string, strin
       '-i',
       'PATH=/usr/local/bin:/usr/bin:/bin',
       ...Object.entries({ ...image.env, ...env }).map(([k, v]) => `${k}=${v}`),
-      ...image.healthcheck,
+      ...argv,
     ],
     { encoding: 'utf8', timeout: 10_000 },
   );
-  return r.status === 0;
 }
 
 /** `docker stop`: SIGTERM to PID 1; how long until the whole tree has exited. */
@@ -154,6 +179,7 @@ function nodeIsChildOfPid1(c: Container): boolean {
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('run as root (user and PID namespaces, bind mounts)');
   mkdirSync('/app', { recursive: true }); // the bind mount's target (empty on the host)
+  mkdirSync('/usr/local/bin', { recursive: true }); // the image's Node is mounted there
 
   const started = Date.now();
   // IMAGE_TEST_REUSE=1: the tree of the previous run, only re-read from the Dockerfile (while iterating)
@@ -218,6 +244,11 @@ async function main(): Promise<void> {
     await waitFor('projector healthy', async () => healthcheck(image, projector, env));
     check(true, 'projector: HEALTHCHECK passes');
     check(nodeIsChildOfPid1(projector), 'projector: node is the direct child of PID 1 (tini)');
+    const version = inContainer(image, projector, env, ['node', '--version']).stdout.trim();
+    check(
+      version === `v${process.versions.node}` && version.startsWith(`v${nodeMajor(image)}.`),
+      `the container runs Node ${version}, the base image's major (${image.baseImage}) and the tests' Node`,
+    );
     const ready = await waitFor('projector consuming', async () => {
       const r = await httpGet(projectorPort, '/metrics');
       const applied = /flaglens_projector_events_total\{[^}]*\} (\d+)/.exec(r.text);

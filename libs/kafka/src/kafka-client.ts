@@ -1,5 +1,7 @@
 import { Kafka, logLevel, LogEntry, type ConsumerConfig, type ProducerConfig } from 'kafkajs';
 import { kafkaSecurityFromEnv, type KafkaSecurity } from './kafka-security';
+// kafkajs' request queue without the negative timer that Node 24 warns about on stderr
+import './kafkajs-request-queue';
 
 // the default (murmur2, Java-compatible) partitioner is the one we want; silence its migration notice
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';

@@ -14,7 +14,12 @@ import { freePort } from './http';
 import { waitFor } from './wait-for';
 
 const ROOT = join(__dirname, '..', '..');
-export const KAFKA_VERSION = process.env.KAFKA_VERSION ?? '3.9.1';
+/**
+ * The Kafka Connect release of the worker: 3.9.1, whichever broker runs (scripts/infra.sh's KAFKA_VERSION, 4.4.0
+ * by default: a 3.9 worker's Java clients talk to a 4.x broker). Its logging is reload4j's (log4j.properties
+ * below); Connect 4.x would need log4j2's.
+ */
+export const KAFKA_VERSION = process.env.KAFKA_CONNECT_VERSION ?? '3.9.1';
 const POM = join(ROOT, 'infra', 'connect', 'pom.xml');
 const LIBS = join(ROOT, '.cache', 'connect', `libs-${KAFKA_VERSION}`);
 const PLUGINS = join(ROOT, '.cache', 'connect', 'plugins');

@@ -13,6 +13,8 @@ const ROOT = join(__dirname, '..', '..', '..', '..');
  */
 export interface LocalKafka {
   brokers: string;
+  /** The Kafka release it runs (KAFKA_VERSION of `opts.env` or the environment, else infra.sh's default). */
+  version: string;
   dir: string;
   restart(): Promise<void>;
   /** Stops the broker and deletes its data. */
@@ -47,8 +49,14 @@ export async function startLocalKafka(
   // a broker left over from an interrupted run in the same folder: stopped, its data deleted
   await infra('kafka-down', '--purge');
   await infra('kafka-up');
+  // the release infra.sh started (its default when KAFKA_VERSION is unset)
+  const { stdout } = await promisify(execFile)('bash', [join(ROOT, 'scripts', 'infra.sh'), 'version'], {
+    cwd: ROOT,
+    env,
+  });
   return {
     brokers: `127.0.0.1:${port}`,
+    version: stdout.trim(),
     dir,
     restart: async () => {
       await infra('kafka-down');
