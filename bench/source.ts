@@ -79,8 +79,7 @@ async function backfill(release: ScratchRelease, round: number): Promise<Backfil
     const [{ bytes, grouped }] = (
       await unleash.client.query<{ bytes: string; grouped: string }>(
         `SELECT pg_total_relation_size('events') AS bytes,
-                ${release === '6.10.1' ? '0' : 'count(*) FILTER (WHERE group_id IS NOT NULL)'} AS grouped
-           FROM events`,
+                ${release === '6.10.1' ? '0' : '(SELECT count(*) FROM events WHERE group_id IS NOT NULL)'} AS grouped`,
       )
     ).rows;
     log(
