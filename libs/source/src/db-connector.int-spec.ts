@@ -377,3 +377,55 @@ describe('source connector (database mode) against a scratch Unleash schema', ()
     ).rejects.toThrow(SourceError);
   });
 });
+
+describe("source connector (database mode) against Unleash 8.2.0's schema", () => {
+  let db: TestDatabase;
+  let unleash: ScratchUnleash;
+  let kafka: Kafka;
+  let topic: string;
+  let dropTopic: () => Promise<void>;
+  let consumer: Consumer;
+  let seen: Seen[];
+
+  beforeAll(async () => {
+    kafka = testKafka();
+    db = await createTestDatabase('source_8');
+    unleash = await createScratchUnleash('source_8', undefined, { release: '8.2.0' });
+    ({ topic, drop: dropTopic } = await createTestTopic(kafka, 'source-8'));
+    ({ seen, consumer } = await collect(kafka, topic));
+  });
+
+  afterAll(async () => {
+    await consumer?.disconnect();
+    await dropTopic?.();
+    await unleash?.drop();
+    await db?.drop();
+  });
+
+  it('backfills as release 8 (its migrations), groupType/groupId as 8.x writes them, omitted when null', async () => {
+    await insertEvents(unleash.client, 40, { flags: 10 });
+    const logs: string[] = [];
+    const r = await new DbConnector({
+      source: 'unleash',
+      unleashUrl: unleash.url,
+      flaglensUrl: db.url,
+      kafka,
+      topic,
+      once: true,
+      log: (level, m) => logs.push(`${level} ${m}`),
+    }).run();
+    expect(r.produced).toBe(40);
+    await waitFor('40 messages', async () => seen.length >= 40);
+    expect(logs).toContain('info Unleash release 8 (from its migrations)');
+    expect(seen.every((s) => s.release === '8')).toBe(true);
+    const byId = new Map(seen.map((s) => [s.id, s.value]));
+    // 4 consecutive events share a transaction; every 5th transaction's events have none
+    expect(byId.get(1)).toMatchObject({ groupType: 'transaction' });
+    expect(byId.get(1)!.groupId).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(byId.get(4)!.groupId).toBe(byId.get(1)!.groupId);
+    expect(byId.get(5)!.groupId).not.toBe(byId.get(1)!.groupId);
+    expect(Object.keys(byId.get(17)!)).not.toContain('groupType');
+    expect(Object.keys(byId.get(17)!)).not.toContain('groupId');
+    for (const s of seen) expect(parseEvent(JSON.stringify(s.value))).toMatchObject({ ok: true });
+  });
+});
