@@ -90,7 +90,7 @@ interface ActivityRow {
   prod_days: number[] | null;
   /** the release the topic last said (`unleash_release`), null when none did */
   unleash_release: string | null;
-  /** a feature-environment-enabled event of the project up to the instant read (read for Unleash 8+ only) */
+  /** a feature-environment-enabled event of the project in the log (read for Unleash 8+ only) */
   flag_enabled: boolean;
   activity_valid_until: number | null;
 }
@@ -229,8 +229,9 @@ const ACTIVITY_COLUMNS = `
        ${ISO('COALESCE(p.last_event_at, p.created)')} AS updated_at,
        (SELECT release FROM unleash_release) AS unleash_release,
        CASE WHEN (SELECT release FROM unleash_release) IN (${RELEASES_WITHOUT_SDK_CONNECTED}) THEN false
-            ELSE EXISTS (SELECT 1 FROM event_log a WHERE a.project = $1 AND a.created_at <= w.now_at
-                           AND a.type = 'feature-environment-enabled')
+            -- any enable of the project's in the log, as the activity counts read it: no instant bounds it, so
+            -- the answer does not change with the read instant alone (the cache's validUntil stays exact)
+            ELSE EXISTS (SELECT 1 FROM event_log a WHERE a.project = $1 AND a.type = 'feature-environment-enabled')
        END AS flag_enabled,
        (SELECT COALESCE(sum(d.n), 0)::int FROM project_activity_daily d WHERE d.project = $1 AND d.day > w.c_day)
          + (SELECT count(*)::int FROM event_log a
