@@ -121,6 +121,11 @@ export async function appendEvents(client: PoolClient, events: SourcedEvent[]): 
  * `unleash_release` unless an event with a higher id said otherwise before: partitions may apply their
  * batches in any order, and ids follow Unleash's sequence, so the highest id is the latest word. A replay
  * stores no event twice and so changes nothing.
+ *
+ * The row is written only when the word changes (an upgrade): Unleash's releases only move forward with its
+ * ids, so a batch saying the release already kept has nothing to add, and its transaction takes no lock on
+ * the row (an upsert locks the row it meets even when its WHERE is false, which would make every
+ * transaction of a connector-fed topic wait for the one before it). `event_id` is the event that said it.
  */
 async function recordRelease(client: PoolClient, stored: SourcedEvent[]): Promise<void> {
   let newest: SourcedEvent | undefined;
@@ -128,7 +133,8 @@ async function recordRelease(client: PoolClient, stored: SourcedEvent[]): Promis
     if (s.release !== undefined && (newest === undefined || s.event.id > newest.event.id)) newest = s;
   if (newest === undefined) return;
   await client.query(
-    `INSERT INTO unleash_release AS r (release, event_id) VALUES ($1, $2)
+    `INSERT INTO unleash_release AS r (release, event_id)
+     SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM unleash_release WHERE release = $1)
      ON CONFLICT (only_row) DO UPDATE SET release = EXCLUDED.release, event_id = EXCLUDED.event_id,
        recorded_at = now() WHERE r.event_id < EXCLUDED.event_id`,
     [newest.release, newest.event.id],
