@@ -48,6 +48,7 @@ async function main(): Promise<void> {
       add(dbCpu, stage, cost.dbCpuSeconds);
     },
   );
+  const classify = applier.timer.sync('classify', classifyMessages);
   try {
     let offset = await applier.loadPosition('profile', 0);
     const t0 = process.hrtime.bigint();
@@ -60,12 +61,10 @@ async function main(): Promise<void> {
         key: Buffer.from(eventKey(e) ?? ''),
         value: Buffer.from(JSON.stringify(e)),
       }));
-      const { accepted, dead } = applier.measure('classify', () =>
-        classifyMessages('profile', 0, messages, {
-          allowUnknownTypes: false,
-          maxBytes: 1 << 20,
-        }),
-      );
+      const { accepted, dead } = classify('profile', 0, messages, {
+        allowUnknownTypes: false,
+        maxBytes: 1 << 20,
+      });
       classifySeconds += Number(process.hrtime.bigint() - c0) / 1e9;
       const next = offset + messages.length;
       await applier.apply({

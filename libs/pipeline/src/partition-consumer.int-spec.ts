@@ -3,11 +3,13 @@ import type { Kafka } from 'kafkajs';
 import { Database } from '@flaglens/persistence';
 import { allProjections, type Projection, type SourcedEvent } from '@flaglens/projections';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
-import { createTestTopic, testKafka } from '@flaglens/testing/support/test-kafka';
+import { createTestTopic, testGroup, testKafka } from '@flaglens/testing/support/test-kafka';
 import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 import { BatchApplier, type ApplyOutcome, type BatchToApply } from './batch-applier';
 import { PartitionConsumer } from './partition-consumer';
+
+const GROUP = testGroup('pc-group'); // of its own on the broker
 
 /**
  * Holds every transaction at its door until `open()`, and throws (projection code failing) for an event
@@ -15,6 +17,7 @@ import { PartitionConsumer } from './partition-consumer';
  */
 class GateProjection implements Projection {
   readonly name = 'gate';
+  readonly writes = ['gate'];
   readonly scope = 'flags';
   entered = 0;
   open: () => void = () => undefined;
@@ -34,17 +37,12 @@ class GateProjection implements Projection {
   }
 }
 
-/** The real applier, noting the groups it is given and the batches classified (one `classify` per batch). */
+/** The real applier, noting the groups it is given. */
 class NotingApplier extends BatchApplier {
   readonly groups: number[][] = [];
-  classified = 0;
   override applyGroup(batches: BatchToApply[]): Promise<ApplyOutcome[]> {
     this.groups.push(batches.map((b) => b.partition).sort());
     return super.applyGroup(batches);
-  }
-  override measure<T>(stage: string, fn: () => T): T {
-    if (stage === 'classify') this.classified++;
-    return super.measure(stage, fn);
   }
 }
 
@@ -70,10 +68,19 @@ describe('PartitionConsumer: waiting batches of several partitions (real Kafka a
 
   it('applies them in one transaction; when it fails, one by one: the bad event dead-lettered, nothing lost', async () => {
     const gate = new GateProjection();
-    const applier = new NotingApplier(ds, 'pc-group', { kind: 'active' }, [...allProjections(), gate]);
+    // the batches classified: one `classify` stage per batch
+    let classified = 0;
+    const applier = new NotingApplier(
+      ds,
+      GROUP,
+      { kind: 'active' },
+      [...allProjections(), gate],
+      undefined,
+      (stage) => (classified += stage === 'classify' ? 1 : 0),
+    );
     const consumer = new PartitionConsumer(kafka, applier, {
       topic,
-      groupId: 'pc-group',
+      groupId: GROUP,
       concurrency: 1,
       sessionTimeoutMs: 10000,
       allowUnknownTypes: false,
@@ -94,7 +101,7 @@ describe('PartitionConsumer: waiting batches of several partitions (real Kafka a
     const positions = async () =>
       (
         await db.query<{ partition: number; next_offset: string }>(
-          `SELECT partition, next_offset FROM projector_offsets WHERE group_id = 'pc-group' ORDER BY partition`,
+          `SELECT partition, next_offset FROM projector_offsets WHERE group_id = '${GROUP}' ORDER BY partition`,
         )
       ).map((r) => [r.partition, Number(r.next_offset)]);
     try {
@@ -106,7 +113,7 @@ describe('PartitionConsumer: waiting batches of several partitions (real Kafka a
         async () => JSON.stringify(await positions()) === '[[0,1],[1,1],[2,1]]',
         { timeoutMs: 30000 },
       );
-      const classifiedBefore = applier.classified;
+      const classifiedBefore = classified;
       gate.close();
       // the one transaction: partition 0's batch, held at the gate
       await send(0, [1, 2, 3]);
@@ -118,11 +125,10 @@ describe('PartitionConsumer: waiting batches of several partitions (real Kafka a
       await send(1, [11, 12, 13]);
       await send(2, [21, 22, 23], 22);
       // partition 0's batch and the two others (partition 0's is classified before it reaches the gate)
-      await waitFor(
-        'both batches classified',
-        () => Promise.resolve(applier.classified >= classifiedBefore + 3),
-        { timeoutMs: 30000, intervalMs: 20 },
-      );
+      await waitFor('both batches classified', () => Promise.resolve(classified >= classifiedBefore + 3), {
+        timeoutMs: 30000,
+        intervalMs: 20,
+      });
       await new Promise((r) => setTimeout(r, 100));
       gate.open();
 

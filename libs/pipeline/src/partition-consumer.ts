@@ -1,10 +1,15 @@
 import { Logger } from '@nestjs/common';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { classifyFailure, retryTransient } from '@flaglens/persistence';
-import { BatchApplier, OffsetConflictError, type ApplyOutcome, type BatchToApply } from './batch-applier';
+import { classifyFailure, retryTransient, type RetryOptions } from '@flaglens/persistence';
 import type { SourcedEvent } from '@flaglens/projections';
 import { RELEASE_HEADER, releaseFromHeader, type EventFormat } from '@flaglens/contract';
-import { classifyMessages, type DeadLetter } from './classify-messages';
+import type { ApplyOutcome, BatchApplier, BatchToApply } from './batch-applier';
+import { BatchGrouping, type Applied } from './batch-grouping';
+import { OffsetConflictError } from './batch-transaction';
+import { classifyMessages, type Classified, type DeadLetter } from './classify-messages';
+import { placeFetched } from './fetched-batch';
+import { KafkaCommits } from './kafka-commits';
+import { PartitionBackoff } from './partition-backoff';
 
 export interface PartitionConsumerOptions {
   topic: string;
@@ -45,43 +50,36 @@ export interface PartitionConsumerOptions {
   onStop?: () => void;
 }
 
+/** A batch handed to its transaction, and where it lies in its partition. */
+type FetchedBatch = BatchToApply & { first: number; last: number; size: number; highWatermark: number };
+
 /**
  * The Kafka side of a projector (the live one, or a rebuild): kafkajs eachBatch with auto-commit off.
  * Postgres holds the positions; Kafka's committed offsets follow them so standard lag tools see progress.
+ * It owns the consumer's lifecycle (join, seek to the stored positions, pause and backoff, stop) and hands each
+ * batch down to its transaction (BatchGrouping, then BatchApplier); nothing below calls back into it.
  */
 export class PartitionConsumer {
   private readonly log: Logger;
   private consumer?: Consumer;
+  private readonly grouping: BatchGrouping;
+  private readonly backoff = new PartitionBackoff();
+  private readonly kafkaCommits: KafkaCommits;
+  /** Decodes and validates a batch's messages (the `classify` stage). */
+  private readonly classify: (
+    partition: number,
+    messages: EachBatchPayload['batch']['messages'],
+  ) => Classified;
   /** partition -> next offset this consumer believes is stored in Postgres */
   private readonly positions = new Map<number, number>();
   /** partition -> offset we last sought to because a batch started past the stored position */
   private readonly soughtTo = new Map<number, number>();
   /**
-   * partition -> the batch whose transaction is in flight (its promise never rejects; a failure is kept in
-   * `failures`). While it runs, kafkajs already hands over the partition's next batch, which is classified
-   * meanwhile and applied once this one is done: JavaScript and Postgres work overlap within a partition.
+   * partition -> the batch whose transaction is in flight (its promise never rejects). While it runs, kafkajs
+   * already hands over the partition's next batch, which is classified meanwhile and applied once this one is
+   * done: JavaScript and Postgres work overlap within a partition.
    */
   private readonly inFlight = new Map<number, { done: Promise<void>; nextOffset: number }>();
-  /**
-   * partition -> its failed batches in a row, while it waits to apply again: a batch whose transaction failed
-   * (systemic: a missing table, a privilege; or anything unforeseen) is never thrown into kafkajs (which
-   * gives up for good on a RangeError or TypeError) but retried from its stored position after a backoff.
-   */
-  private readonly backoff = new Map<number, { attempt: number; waiting: boolean }>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  /**
-   * Kafka's copy of each partition's position, committed off the batches' path: one commit in flight per
-   * partition, and the latest position of the batches that commit meanwhile after it.
-   */
-  private readonly kafkaCommits = new Map<number, { running: Promise<void>; next?: number }>();
-  /**
-   * Batches waiting for a transaction: at most `concurrency` transactions run at once, and a free one takes
-   * every waiting batch (of different partitions, up to GROUP_MAX_EVENTS events) into ONE transaction, so
-   * under steady load the partitions share one fixed cost instead of queueing behind each other's.
-   */
-  private readonly ready: QueuedBatch[] = [];
-  private running = 0;
-  private pumpScheduled = false;
   private stopping = false;
   private joined = false;
   private lastProgressAt = Date.now();
@@ -92,6 +90,23 @@ export class PartitionConsumer {
     private readonly opts: PartitionConsumerOptions,
   ) {
     this.log = new Logger(opts.name ?? 'PartitionConsumer');
+    this.grouping = new BatchGrouping(applier, opts.concurrency);
+    this.kafkaCommits = new KafkaCommits((partition, offset) => this.commitToKafka(partition, offset));
+    const redriven = opts.redriven;
+    this.classify = applier.timer.sync('classify', (partition, messages) =>
+      classifyMessages(
+        opts.topic,
+        partition,
+        messages.map((m) => ({
+          offset: Number(m.offset),
+          key: m.key,
+          value: m.value,
+          release: releaseFromHeader(m.headers?.[RELEASE_HEADER]),
+        })),
+        { allowUnknownTypes: opts.allowUnknownTypes, maxBytes: opts.maxEventBytes, format: opts.eventFormat },
+        redriven && ((offset) => redriven(partition, offset)),
+      ),
+    );
   }
 
   /** Partitions assigned to this member at the last join. */
@@ -132,8 +147,8 @@ export class PartitionConsumer {
       this.positions.clear();
       this.soughtTo.clear();
       // a wait from before the join is moot: every partition restarts from its stored position
-      for (const b of this.backoff.values()) b.waiting = false;
-      void this.seekToStoredPositions(topic, mine);
+      this.backoff.rejoined();
+      void this.seekToStoredPositions(mine);
     });
     consumer.on(consumer.events.CRASH, (e) => {
       this.joined = false;
@@ -163,19 +178,19 @@ export class PartitionConsumer {
   /** Finishes the batch in flight, then leaves the group. */
   async stop(): Promise<void> {
     this.stopping = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
+    this.backoff.stop();
     // kafkajs finishes the batch it is handing over before it disconnects; then the transactions in flight end
     await this.consumer?.disconnect().catch((e) => this.log.warn(`disconnect: ${(e as Error).message}`));
     await Promise.all([...this.inFlight.values()].map((f) => f.done));
-    await Promise.all([...this.kafkaCommits.values()].map((c) => c.running));
+    await this.kafkaCommits.settled();
   }
 
-  private async seekToStoredPositions(topic: string, partitions: number[]): Promise<void> {
+  private async seekToStoredPositions(partitions: number[]): Promise<void> {
+    const topic = this.opts.topic;
     for (const partition of partitions) {
       try {
         const stored = await this.applier.loadPosition(topic, partition);
-        this.consumer?.seek({ topic, partition, offset: String(stored) });
+        this.seek(partition, stored);
       } catch (e) {
         this.log.warn({
           msg: `could not seek ${topic}[${partition}] to its stored position: ${(e as Error).message}`,
@@ -184,6 +199,10 @@ export class PartitionConsumer {
         });
       }
     }
+  }
+
+  private seek(partition: number, offset: number): void {
+    this.consumer?.seek({ topic: this.opts.topic, partition, offset: String(offset) });
   }
 
   private async handleBatch({
@@ -195,7 +214,7 @@ export class PartitionConsumer {
   }: EachBatchPayload): Promise<void> {
     if (!isRunning() || isStale() || batch.messages.length === 0) return;
     const { topic, partition } = batch;
-    const retryOpts = {
+    const retry: RetryOptions = {
       shouldStop: () => this.stopping || !isRunning(),
       onRetry: async (e: unknown, attempt: number, delay: number) => {
         this.log.warn({
@@ -220,179 +239,137 @@ export class PartitionConsumer {
         : {
             from: previous.nextOffset,
             classified: this.classify(
-              topic,
               partition,
               batch.messages.filter((m) => Number(m.offset) >= previous.nextOffset),
             ),
           };
     if (previous !== undefined) await previous.done;
     // the partition waits out a failed batch: it was sought back to its stored position and is paused
-    if (this.backoff.get(partition)?.waiting) return;
+    if (this.backoff.isWaiting(partition)) return;
 
     let expected = this.positions.get(partition);
     if (expected === undefined) {
-      expected = await retryTransient(() => this.applier.loadPosition(topic, partition), retryOpts);
+      expected = await retryTransient(() => this.applier.loadPosition(topic, partition), retry);
       this.positions.set(partition, expected);
     }
-    const lastInBatch = Number(batch.messages[batch.messages.length - 1].offset);
-    const fresh = batch.messages.filter((m) => Number(m.offset) >= expected!);
-    if (fresh.length === 0) {
-      // already applied (e.g. Kafka's committed offset lagged Postgres after a crash): skip
-      resolveOffset(String(lastInBatch));
-      if (expected > lastInBatch + 1) this.consumer?.seek({ topic, partition, offset: String(expected) });
+    const placed = placeFetched(batch.messages, expected, this.soughtTo.get(partition));
+    if (placed.kind === 'stored') {
+      resolveOffset(String(placed.last));
+      if (placed.seekTo !== undefined) this.seek(partition, placed.seekTo);
       return;
     }
-    const first = Number(fresh[0].offset);
-    if (first > expected && this.soughtTo.get(partition) !== expected) {
-      // the fetch began past the stored position (Kafka's offset ahead of Postgres): go back once;
-      // if the broker again starts later, those offsets no longer exist and the gap is accepted
-      this.soughtTo.set(partition, expected);
-      this.consumer?.seek({ topic, partition, offset: String(expected) });
+    if (placed.kind === 'seek-back') {
+      this.soughtTo.set(partition, placed.offset);
+      this.seek(partition, placed.offset);
       return;
     }
-
     const { accepted, dead } =
       early !== undefined && early.from === expected
         ? early.classified
-        : this.classify(topic, partition, fresh);
-    const nextOffset = lastInBatch + 1;
+        : this.classify(partition, placed.fresh);
     await heartbeat().catch(() => undefined);
-    const done = this.dispatch({
-      batch: {
-        topic,
-        partition,
-        expectedOffset: expected,
-        nextOffset,
-        accepted,
-        dead,
-        first,
-        lastInBatch,
-        size: fresh.length,
-      },
+    const fetched: FetchedBatch = {
+      topic,
+      partition,
+      expectedOffset: expected,
+      nextOffset: placed.nextOffset,
+      accepted,
+      dead,
+      first: placed.first,
+      last: placed.last,
+      size: placed.fresh.length,
       highWatermark: Number(batch.highWatermark),
-      retryOpts,
-      heartbeat,
-    });
-    this.inFlight.set(partition, { done, nextOffset });
+    };
+    const done = retryTransient(() => this.grouping.submit(fetched), retry).then(
+      (applied) => this.applied(fetched, applied, heartbeat),
+      (e: unknown) => this.failed(fetched, e, retry),
+    );
+    // never rejects: anything unexpected (a seek refused while kafkajs restarts, a listener's error) is a failure
+    const settled = done.catch((e: unknown) => this.retryLater(fetched, e));
+    this.inFlight.set(partition, { done: settled, nextOffset: placed.nextOffset });
     // kafkajs fetches the partition's next batch while this one's transaction runs; Postgres stays the
     // source of truth for positions (a batch that fails is fetched again from the stored position)
-    resolveOffset(String(lastInBatch));
+    resolveOffset(String(placed.last));
   }
 
-  private classify(topic: string, partition: number, messages: EachBatchPayload['batch']['messages']) {
-    return this.applier.measure('classify', () =>
-      classifyMessages(
+  /** A batch committed: progress, metrics, and Kafka's copy of the position. */
+  private applied(b: FetchedBatch, { outcome, seconds }: Applied, heartbeat: () => Promise<void>): void {
+    const { topic, partition, nextOffset } = b;
+    const dead = [...b.dead, ...outcome.rejected];
+    for (const d of dead)
+      this.log.warn({
+        msg: `dead-lettered ${topic}[${partition}]@${d.offset}: ${d.code}: ${d.reason}`,
         topic,
         partition,
-        messages.map((m) => ({
-          offset: Number(m.offset),
-          key: m.key,
-          value: m.value,
-          release: releaseFromHeader(m.headers?.[RELEASE_HEADER]),
-        })),
-        {
-          allowUnknownTypes: this.opts.allowUnknownTypes,
-          maxBytes: this.opts.maxEventBytes,
-          format: this.opts.eventFormat,
-        },
-        this.opts.redriven && ((offset) => this.opts.redriven!(partition, offset)),
-      ),
-    );
-  }
-
-  /**
-   * One batch's transaction and what follows it (metrics, progress, Kafka's copy of the offset). Never
-   * rejects: an offset conflict re-seeks to the stored position; any other failure pauses the partition,
-   * seeks it back to the batch's stored position and resumes it after a backoff, so the batch is applied
-   * again (even when nothing new is produced) and the consumer itself never stops.
-   */
-  private async applyBatch(
-    q: QueuedBatch,
-    applied?: { outcome: ApplyOutcome; seconds: number },
-  ): Promise<void> {
-    try {
-      await this.applyAndRecord(q.batch, q.highWatermark, q.retryOpts, q.heartbeat, applied);
-    } catch (e) {
-      // anything unexpected (a seek refused while kafkajs restarts, a listener's error)
-      this.retryLater(q.batch.topic, q.batch.partition, q.batch.expectedOffset, e);
-    }
-  }
-
-  /** Queues a batch for a transaction; resolves (never rejects) once it is applied and recorded. */
-  private dispatch(q: Omit<QueuedBatch, 'done'>): Promise<void> {
-    return new Promise((resolve) => {
-      this.ready.push({ ...q, done: resolve });
-      if (this.pumpScheduled) return;
-      // the batches kafkajs hands over from one fetch arrive within a turn of the event loop: gather them
-      this.pumpScheduled = true;
-      setImmediate(() => {
-        this.pumpScheduled = false;
-        this.pump();
+        offset: d.offset,
+        reasonCode: d.code,
       });
+    this.backoff.succeeded(partition);
+    this.positions.set(partition, nextOffset);
+    this.lastProgressAt = Date.now();
+    this.opts.onBatch?.({
+      topic,
+      partition,
+      nextOffset,
+      size: b.size,
+      seconds,
+      outcome,
+      dead,
+      accepted: b.accepted,
+      highWatermark: b.highWatermark,
     });
-  }
-
-  private pump(): void {
-    while (this.running < Math.max(1, this.opts.concurrency) && this.ready.length > 0) {
-      let events = this.ready[0].batch.size;
-      let n = 1;
-      while (n < this.ready.length && events + this.ready[n].batch.size <= GROUP_MAX_EVENTS) {
-        events += this.ready[n].batch.size;
-        n++;
-      }
-      const group = this.ready.splice(0, n);
-      this.running++;
-      void this.runGroup(group).finally(() => {
-        this.running--;
-        this.pump();
-      });
-    }
+    void heartbeat().catch(() => undefined);
+    this.kafkaCommits.add(partition, nextOffset);
   }
 
   /**
-   * Batches of several partitions in one transaction (BatchApplier.applyGroup); when it fails for any reason
-   * (nothing is written), each batch on its own, with the retries, isolation and conflict handling of `apply`.
+   * A batch whose transaction failed (after the retries of transient failures): an offset conflict re-seeks to
+   * the stored position; any other failure pauses the partition, seeks it back to the batch's stored position
+   * and resumes it after a backoff, so the batch is applied again (even when nothing new is produced) and the
+   * consumer itself never stops.
    */
-  private async runGroup(group: QueuedBatch[]): Promise<void> {
-    let applied: { outcome: ApplyOutcome; seconds: number }[] | undefined;
-    if (group.length > 1) {
-      const t0 = process.hrtime.bigint();
+  private async failed(b: FetchedBatch, e: unknown, retry: RetryOptions): Promise<void> {
+    const { topic, partition } = b;
+    this.positions.delete(partition);
+    if (e instanceof OffsetConflictError) {
+      this.log.warn({ msg: e.message, topic, partition, offset: b.expectedOffset });
       try {
-        const outcomes = await this.applier.applyGroup(group.map((q) => q.batch));
-        const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-        applied = outcomes.map((outcome) => ({ outcome, seconds }));
-      } catch (e) {
-        this.log.debug(
-          `a group of ${group.length} batches failed (${(e as Error).message}); applying them one by one`,
-        );
+        const stored = await retryTransient(() => this.applier.loadPosition(topic, partition), retry);
+        this.positions.set(partition, stored);
+        this.seek(partition, stored);
+      } catch (reload) {
+        this.retryLater(b, reload);
       }
+      return;
     }
-    for (const [i, q] of group.entries()) {
-      await this.applyBatch(q, applied?.[i]);
-      q.done();
-    }
+    this.log.error({
+      msg: `batch ${topic}[${partition}]@${b.first}..${b.last} failed (${classifyFailure(e)}): ${(e as Error).stack ?? e}`,
+      topic,
+      partition,
+      offset: b.first,
+      lastOffset: b.last,
+      err: (e as Error).message,
+    });
+    this.retryLater(b, e);
   }
 
-  /** Pauses a partition whose batch failed, seeks it back to `offset`, and resumes it after a backoff. */
-  private retryLater(topic: string, partition: number, offset: number, cause: unknown): void {
+  /** Pauses a partition whose batch failed, seeks it back to the batch's start, and resumes it after a backoff. */
+  private retryLater(b: FetchedBatch, cause: unknown): void {
+    const { topic, partition, expectedOffset: offset } = b;
     this.positions.delete(partition);
     if (this.stopping) return;
-    const state = this.backoff.get(partition) ?? { attempt: 0, waiting: false };
-    state.attempt++;
-    state.waiting = true;
-    this.backoff.set(partition, state);
-    const delayMs = Math.min(RETRY_MAX_DELAY_MS, RETRY_FIRST_DELAY_MS * 2 ** Math.min(state.attempt - 1, 16));
+    const { attempt, delayMs, over } = this.backoff.wait(partition);
     this.log.warn({
-      msg: `${topic}[${partition}] will apply again from offset ${offset} in ${delayMs} ms (failure ${state.attempt} in a row): ${(cause as Error)?.message ?? cause}`,
+      msg: `${topic}[${partition}] will apply again from offset ${offset} in ${delayMs} ms (failure ${attempt} in a row): ${(cause as Error)?.message ?? cause}`,
       topic,
       partition,
       offset,
-      attempt: state.attempt,
+      attempt,
       delayMs,
     });
     try {
       this.consumer?.pause([{ topic, partitions: [partition] }]);
-      this.consumer?.seek({ topic, partition, offset: String(offset) });
+      this.seek(partition, offset);
     } catch (e) {
       // kafkajs is restarting or rebalancing: the (re)join seeks every partition to its stored position
       this.log.warn({
@@ -401,132 +378,28 @@ export class PartitionConsumer {
         partition,
       });
     }
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      state.waiting = false;
+    void over.then((resume) => {
+      if (!resume) return;
       try {
         this.consumer?.resume([{ topic, partitions: [partition] }]);
       } catch {
         // not running: the next start seeks to the stored positions
       }
-    }, delayMs);
-    this.timers.add(timer);
+    });
   }
 
-  private async applyAndRecord(
-    b: DispatchedBatch,
-    highWatermark: number,
-    retryOpts: Parameters<typeof retryTransient>[1],
-    heartbeat: () => Promise<void>,
-    applied?: { outcome: ApplyOutcome; seconds: number },
-  ): Promise<void> {
-    const { topic, partition, nextOffset, accepted, dead } = b;
-    const t0 = process.hrtime.bigint();
-    let outcome: ApplyOutcome;
+  /** Kafka's copy of a position (KafkaCommits calls it one at a time per partition); never rejects. */
+  private async commitToKafka(partition: number, offset: number): Promise<void> {
+    const topic = this.opts.topic;
     try {
-      outcome = applied?.outcome ?? (await retryTransient(() => this.applier.apply(b), retryOpts));
-      for (const d of [...dead, ...outcome.rejected]) {
-        this.log.warn({
-          msg: `dead-lettered ${topic}[${partition}]@${d.offset}: ${d.code}: ${d.reason}`,
-          topic,
-          partition,
-          offset: d.offset,
-          reasonCode: d.code,
-        });
-      }
+      await this.consumer?.commitOffsets([{ topic, partition, offset: String(offset) }]);
     } catch (e) {
-      this.positions.delete(partition);
-      if (e instanceof OffsetConflictError) {
-        this.log.warn({ msg: e.message, topic, partition, offset: b.expectedOffset });
-        try {
-          const stored = await retryTransient(() => this.applier.loadPosition(topic, partition), retryOpts);
-          this.positions.set(partition, stored);
-          this.consumer?.seek({ topic, partition, offset: String(stored) });
-        } catch (reload) {
-          this.retryLater(topic, partition, b.expectedOffset, reload);
-        }
-        return;
-      }
-      this.log.error({
-        msg: `batch ${topic}[${partition}]@${b.first}..${b.lastInBatch} failed (${classifyFailure(e)}): ${(e as Error).stack ?? e}`,
+      this.log.warn({
+        msg: `kafka offset commit for ${topic}[${partition}] failed: ${(e as Error).message}`,
         topic,
         partition,
-        offset: b.first,
-        lastOffset: b.lastInBatch,
-        err: (e as Error).message,
+        offset,
       });
-      this.retryLater(topic, partition, b.expectedOffset, e);
-      return;
     }
-    this.backoff.delete(partition);
-    this.positions.set(partition, nextOffset);
-    this.lastProgressAt = Date.now();
-    this.opts.onBatch?.({
-      topic,
-      partition,
-      nextOffset,
-      size: b.size,
-      seconds: applied?.seconds ?? Number(process.hrtime.bigint() - t0) / 1e9,
-      outcome,
-      dead: [...dead, ...outcome.rejected],
-      accepted,
-      highWatermark,
-    });
-    void heartbeat().catch(() => undefined);
-    this.commitToKafka(topic, partition, nextOffset);
-  }
-
-  /**
-   * Kafka's copy of a partition's position, for external lag tools only (Postgres holds the position this
-   * consumer starts from): committed without holding the partition's next batch nor a transaction slot for a
-   * broker round trip; the positions of batches that commit meanwhile are coalesced into the latest.
-   */
-  private commitToKafka(topic: string, partition: number, offset: number): void {
-    const pending = this.kafkaCommits.get(partition);
-    if (pending) {
-      pending.next = offset;
-      return;
-    }
-    const state: { running: Promise<void>; next?: number } = { running: Promise.resolve() };
-    this.kafkaCommits.set(partition, state);
-    state.running = (async () => {
-      for (let o: number | undefined = offset; o !== undefined; o = state.next) {
-        state.next = undefined;
-        try {
-          await this.consumer?.commitOffsets([{ topic, partition, offset: String(o) }]);
-        } catch (e) {
-          this.log.warn({
-            msg: `kafka offset commit for ${topic}[${partition}] failed: ${(e as Error).message}`,
-            topic,
-            partition,
-            offset: o,
-          });
-        }
-      }
-      this.kafkaCommits.delete(partition);
-    })();
   }
 }
-
-/** The backoff of a partition whose batch failed: doubling from the first delay up to the largest. */
-const RETRY_FIRST_DELAY_MS = 500;
-const RETRY_MAX_DELAY_MS = 30_000;
-
-/** A batch handed to its transaction: what the applier needs, and where it lies in the partition. */
-type DispatchedBatch = BatchToApply & { first: number; lastInBatch: number; size: number };
-
-/** A batch waiting for a transaction, with what its partition's handler passes along. */
-interface QueuedBatch {
-  batch: DispatchedBatch;
-  highWatermark: number;
-  retryOpts: Parameters<typeof retryTransient>[1];
-  heartbeat: () => Promise<void>;
-  /** called once the batch is applied and recorded (or left to a retry) */
-  done: () => void;
-}
-
-/**
- * At most this many events in one transaction of several partitions' batches: a fetch of a catching-up
- * consumer (batches of thousands) still goes one batch per transaction, as many at once as `concurrency`.
- */
-const GROUP_MAX_EVENTS = 5000;

@@ -13,7 +13,7 @@ import {
   VERSION_SWITCH_LOCK,
   type ProjectionVersion,
 } from '@flaglens/persistence';
-import { allProjections, CHANGE_CHANNEL } from '@flaglens/projections';
+import { allProjections, CHANGE_CHANNEL, EVERYTHING_CHANGED } from '@flaglens/projections';
 import { BatchApplier } from './batch-applier';
 import type { EventFormat } from '@flaglens/contract';
 import type { DeadLetter } from './classify-messages';
@@ -27,7 +27,7 @@ export interface RebuildOptions {
   /** The live projector's group: its positions are what the new version must reach before the switch. */
   liveGroupId: string;
   projectionMigrations: (new () => MigrationInterface)[];
-  /** The projection routines (functions) re-applied after the migrations (migrations/index.ts). */
+  /** The projection routines (functions) re-applied after the migrations (PROJECTION_ROUTINES, migrations/index.ts). */
   projectionRoutines?: Routine[];
   concurrency: number;
   sessionTimeoutMs: number;
@@ -284,7 +284,7 @@ async function trySwitch(
       `UPDATE projection_versions SET status = 'active', activated_at = now() WHERE version = $1`,
       [version.version],
     );
-    await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ flags: '*' })]);
+    await c.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, EVERYTHING_CHANGED]);
     await c.query('COMMIT');
     return true;
   } catch (e) {
