@@ -1,6 +1,12 @@
 import type { Kafka } from 'kafkajs';
 import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import {
+  BROKERS,
+  createTestTopic,
+  produce,
+  testGroup,
+  testKafka,
+} from '@flaglens/testing/support/test-kafka';
 import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
 import { runCli, runCliToExit } from '@flaglens/testing/support/cli';
 import { STATUS_UNHEALTHY } from './status/status.command';
@@ -32,7 +38,7 @@ describe('CLI output of hostile event text (real Kafka and Postgres)', () => {
       DATABASE_URL: db.url,
       KAFKA_BROKERS: BROKERS,
       KAFKA_TOPIC: topic,
-      KAFKA_GROUP_ID: 'g-terminal',
+      KAFKA_GROUP_ID: testGroup('g-terminal'),
       // strict: the unknown type below is dead-lettered, its reason printed
       ACCEPT_UNKNOWN_EVENT_TYPES: 'false',
     };

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { terminalJson, terminalText } from './terminal-text';
-import { safeRawValue } from './dead-letters/dead-letters.read-model';
+import { safeRawValue } from './dead-letters/safe-raw-value';
 
 /** Characters a terminal may act on (tab and newline only as the output's own layout). */
 // eslint-disable-next-line no-control-regex

@@ -1,13 +1,17 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './api';
-import type { DeadLetterDetail, OperationsStatus } from '../../api/src/console/operations.types';
+import type {
+  DeadLetterDetail,
+  OperationsStatus,
+  PartitionState,
+} from '@flaglens/operations/operations.types';
 
 type Status = OperationsStatus;
 type DeadLetter = DeadLetterDetail;
 
 export const REFRESH_MS = 5000;
 
-const STATUS_TEXT: Record<string, string> = {
+const STATUS_TEXT: Record<PartitionState, string> = {
   'caught-up': 'caught up',
   behind: 'behind',
   stalled: 'stalled',

@@ -1,7 +1,10 @@
+import { lagOf, stallState } from '@flaglens/operations';
+
 /**
  * What the projector knows about each partition it watches: the broker's high-water mark, the stored next
  * offset (Postgres, active version), the createdAt of the last applied event, and since when the stored
- * position has not moved. Pure (the caller passes the time), so lag and "stuck" are unit-tested.
+ * position has not moved. Pure (the caller passes the time), so lag and "stuck" are unit-tested; lag and
+ * "stuck" are decided by the operations feature's rule (`lagOf`, `stallState`), as the CLI and the console do.
  */
 interface PartitionState {
   high: number | null;
@@ -50,7 +53,7 @@ export class PartitionProgress {
   observeHigh(partition: number, high: number, nowMs: number): void {
     const s = this.get(partition, nowMs);
     // caught up until now: the stall clock starts with these new messages, not at the last look
-    if (lagOf(s) === 0 && high > (s.high ?? 0)) s.movedAtMs = nowMs;
+    if (lagOfState(s) === 0 && high > (s.high ?? 0)) s.movedAtMs = nowMs;
     s.high = Math.max(s.high ?? 0, high);
     this.touchIfCaughtUp(s, nowMs);
   }
@@ -69,19 +72,19 @@ export class PartitionProgress {
   }
 
   private touchIfCaughtUp(s: PartitionState, nowMs: number): void {
-    if (lagOf(s) === 0) s.movedAtMs = nowMs;
+    if (lagOfState(s) === 0) s.movedAtMs = nowMs;
   }
 
   lag(partition: number): number | null {
     const s = this.state.get(partition);
-    return s ? lagOf(s) : null;
+    return s ? lagOfState(s) : null;
   }
 
   /** now − createdAt of the last applied event while the partition is behind; 0 when caught up. */
   timeLagSeconds(partition: number, nowMs: number): number | null {
     const s = this.state.get(partition);
     if (!s) return null;
-    const lag = lagOf(s);
+    const lag = lagOfState(s);
     if (lag === null) return null;
     if (lag === 0) return 0;
     if (s.lastEventAtMs === null) return null;
@@ -94,24 +97,23 @@ export class PartitionProgress {
       partition,
       high: s.high,
       stored: s.stored,
-      lag: lagOf(s),
+      lag: lagOfState(s),
       lastEventAt: s.lastEventAtMs === null ? null : new Date(s.lastEventAtMs).toISOString(),
-      stillSeconds: lagOf(s) === 0 ? 0 : Math.round((nowMs - s.movedAtMs) / 100) / 10,
+      stillSeconds: lagOfState(s) === 0 ? 0 : Math.round((nowMs - s.movedAtMs) / 100) / 10,
     };
   }
 
   /**
    * The partitions among `partitions` that are behind and whose stored position has not moved for
-   * `stallSeconds`: stuck. Behind but moving is not stuck.
+   * `stallSeconds`: stuck (`stallState`). Behind but moving is not stuck.
    */
   stalled(partitions: number[], stallSeconds: number, nowMs: number): PartitionReport[] {
     return partitions
       .map((p) => this.report(p, nowMs))
-      .filter((r) => r.lag !== null && r.lag > 0 && r.stillSeconds >= stallSeconds);
+      .filter((r) => stallState(r.lag, r.stillSeconds, stallSeconds) === 'stalled');
   }
 }
 
-function lagOf(s: PartitionState): number | null {
-  if (s.high === null) return null;
-  return Math.max(0, s.high - (s.stored ?? 0));
+function lagOfState(s: PartitionState): number | null {
+  return lagOf(s.high, s.stored);
 }

@@ -1,7 +1,8 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CommandBus } from '@nestjs/cqrs';
 import { CliDatabase } from '../cli-database';
-import { DeadLettersReadModel, safeRawValue } from './dead-letters.read-model';
+import { DeadLettersReadModel } from '@flaglens/operations';
+import { safeRawValue } from './safe-raw-value';
 import { RedriveDeadLetters, type RedriveSummary } from './redrive-dead-letters.command';
 import { AppConfig } from '@flaglens/config';
 import { rebuildWithProgress } from '../commands/rebuild.command';
@@ -26,11 +27,10 @@ export class DeadLettersListCommand extends CommandRunner {
 
   async run(_: string[], flags: ListFlags): Promise<void> {
     try {
-      const rows = await new DeadLettersReadModel(await this.database.get()).list({
+      const out = await new DeadLettersReadModel(await this.database.get()).list({
         reason: flags.reason,
         limit: flags.limit ?? 100,
       });
-      const out = rows.map(({ key: _k, value: _v, ...r }) => r);
       if (flags.json) {
         process.stdout.write(terminalJson(out) + '\n');
         return;

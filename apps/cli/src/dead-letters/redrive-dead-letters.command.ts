@@ -2,10 +2,10 @@ import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { Logger } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
 import type { RowQueryable } from '@flaglens/persistence';
-import { BatchApplier, type RedriveItem, type RedriveResult } from '@flaglens/pipeline';
+import { applyRedrive, BatchApplier, type RedriveItem, type RedriveResult } from '@flaglens/pipeline';
 import { allProjections } from '@flaglens/projections';
+import { DeadLettersReadModel } from '@flaglens/operations';
 import { CliDatabase } from '../cli-database';
-import { DeadLettersReadModel } from './dead-letters.read-model';
 import { planRedrive } from './redrive-plan';
 
 export interface RedriveSummary {
@@ -37,7 +37,7 @@ export class RedriveDeadLetters extends Command<RedriveSummary> {
 
 /**
  * Re-validates each pending dead letter's raw value with the current configuration. A valid one whose key
- * has no later event applied yet goes through the projector's path now (BatchApplier.applyRedrive: event log
+ * has no later event applied yet goes through the projector's path now (applyRedrive: event log
  * with id dedupe + every projection, on the active version, one transaction per chunk, marked re-driven in
  * that transaction), without moving any offset: the result is what a rebuild would give, since its key's
  * events stay in log order and the projections do not depend on the order across keys. A valid one whose key
@@ -91,7 +91,8 @@ export class RedriveDeadLettersHandler implements ICommandHandler<RedriveDeadLet
         format: this.config.EVENT_FORMAT,
       });
       const late = await laterEventsOfKey(db, plan.items);
-      const results: RedriveResult[] = await applier.applyRedrive(
+      const results: RedriveResult[] = await applyRedrive(
+        applier,
         plan.items.filter((i) => !late.has(i.deadLetterId)),
       );
       for (const r of results) {

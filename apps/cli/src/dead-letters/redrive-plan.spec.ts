@@ -1,5 +1,5 @@
 import { planRedrive } from './redrive-plan';
-import { safeRawValue } from './dead-letters.read-model';
+import { safeRawValue } from './safe-raw-value';
 
 const event = (type: string) =>
   Buffer.from(

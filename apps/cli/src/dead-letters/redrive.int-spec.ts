@@ -2,7 +2,13 @@ import type { INestApplication } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
 import { loadConfig } from '@flaglens/config';
 import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import {
+  BROKERS,
+  createTestTopic,
+  produce,
+  testGroup,
+  testKafka,
+} from '@flaglens/testing/support/test-kafka';
 import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
 import { runCli } from '@flaglens/testing/support/cli';
 import { waitFor } from '@flaglens/testing/support/wait-for';
@@ -156,7 +162,7 @@ describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
       DATABASE_URL: d.url,
       KAFKA_BROKERS: BROKERS,
       KAFKA_TOPIC: t2,
-      KAFKA_GROUP_ID: 'g-order',
+      KAFKA_GROUP_ID: testGroup('g-order'),
       LOG_LEVEL: 'error',
       ...extra,
     });
@@ -196,7 +202,7 @@ describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
 
       // every answer equals a rebuild's under the same limits: one projector from offset 0, fresh database
       const fresh = await createProjectorApp(
-        loadConfig({ ...env2(single), KAFKA_GROUP_ID: 'g-order-single' }),
+        loadConfig({ ...env2(single), KAFKA_GROUP_ID: testGroup('g-order-single') }),
       );
       fresh.useLogger(['error']);
       await fresh.init();

@@ -1,4 +1,5 @@
 import type { PartitionWatermarks } from '@flaglens/kafka';
+import { DEFAULT_STALL_SECONDS, lagOf, stallState } from '@flaglens/operations';
 
 export interface StoredPosition {
   partition: number;
@@ -28,7 +29,7 @@ export function partitionStatus(marks: PartitionWatermarks[], stored: StoredPosi
       partition: m.partition,
       storedOffset: s?.nextOffset ?? null,
       highWatermark: m.high,
-      lag: Math.max(0, m.high - (s?.nextOffset ?? 0)),
+      lag: lagOf(m.high, s?.nextOffset ?? null),
       lastEventAt: s?.lastEventAt ?? null,
       updatedAt: s?.updatedAt ?? null,
       idleSeconds: s?.idleSeconds ?? null,
@@ -36,13 +37,10 @@ export function partitionStatus(marks: PartitionWatermarks[], stored: StoredPosi
   });
 }
 
-/** How long a partition may stay behind without its stored position moving (the projector's readiness default). */
-export const DEFAULT_STALL_SECONDS = 60;
-
 /**
  * Why `status` fails as a check (empty when healthy): the consumer group has no member (no projector
- * consumes), or a partition is stalled: behind (lag > 0) while its stored position has not moved for
- * `stallSeconds`, or has never moved at all, and did not move on a second look (`moved`). Pure.
+ * consumes), or a partition is stalled by the stall rule (`stallState`: behind while its stored position has
+ * not moved for `stallSeconds`, or has never moved at all) and did not move on a second look (`moved`). Pure.
  */
 export function statusProblems(
   partitions: PartitionStatus[],
@@ -54,10 +52,10 @@ export function statusProblems(
   const problems: string[] = [];
   if (members === 0) problems.push('the consumer group has no members: no projector is consuming');
   for (const p of partitions) {
-    if (p.lag === 0 || moved.has(p.partition)) continue;
+    if (moved.has(p.partition) || stallState(p.lag, p.idleSeconds, stallSeconds) !== 'stalled') continue;
     if (p.idleSeconds === null)
       problems.push(`partition ${p.partition} is stalled: ${p.lag} message(s) behind, never consumed`);
-    else if (p.idleSeconds >= stallSeconds)
+    else
       problems.push(
         `partition ${p.partition} is stalled: ${p.lag} message(s) behind, no progress for ${Math.floor(p.idleSeconds)} s`,
       );

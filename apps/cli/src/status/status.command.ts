@@ -3,7 +3,7 @@ import { AssignerProtocol } from 'kafkajs';
 import { AppConfig } from '@flaglens/config';
 import { createKafka, topicWatermarks, kafkaSecurity } from '@flaglens/kafka';
 import { CliDatabase } from '../cli-database';
-import { DeadLettersReadModel } from '../dead-letters/dead-letters.read-model';
+import { DeadLettersReadModel } from '@flaglens/operations';
 import { partitionStatus, statusProblems, type StoredPosition } from './consumer-status';
 
 /** The exit code of `status` when a partition is stalled or the consumer group is empty. */
@@ -85,7 +85,13 @@ export class StatusCommand extends CommandRunner {
         recordedAt: said?.recorded_at?.toISOString() ?? null,
         answeringAs: answeringRelease(said?.release),
       };
-      const deadLetters = await new DeadLettersReadModel(db).counts();
+      const counts = await new DeadLettersReadModel(db).counts();
+      // pending ones by reason code
+      const deadLetters = {
+        total: counts.total,
+        pending: counts.pending,
+        byReason: Object.fromEntries(counts.byReason.map((r) => [r.reason, r.pending])),
+      };
       const sources = (await PositionStore.list((sql) => db.query(sql) as Promise<unknown[]>)).map((x) => ({
         source: x.source,
         origin: x.origin,
