@@ -3,10 +3,10 @@ import type { FlagEvent } from '@flaglens/contract';
 /**
  * Pure update logic of the identity projection: each event becomes a list of changes (no I/O).
  * Two interpreters apply them with the same semantics: `IdentityState` (in memory, the executable
- * definition used by the unit tests) and `identity_apply` (SQL, identity-apply-function.migration.ts, one
+ * definition used by the unit tests) and `identity_apply` (SQL, identity-apply.sql, one
  * call per batch inside its transaction).
  *
- * Order independence and idempotency (projection.ts, DESIGN "Determinism"):
+ * Order independence and idempotency (projection.ts, docs/design.md#determinism):
  * - every aggregate carries the id of the last event applied to it; an event whose id is not greater
  *   is a no-op (a replayed or late older event never regresses state);
  * - memberships are versioned per (project, principal), and a project's `project-deleted` id is kept

@@ -233,7 +233,7 @@ describe('idList', () => {
     const fastest = (n: number) => {
       const list = ids(n);
       let best = Infinity;
-      for (let run = 0; run < 3; run++) {
+      for (let run = 0; run < 5; run++) {
         const t0 = process.hrtime.bigint();
         expect(idList(list)).toHaveLength(n);
         best = Math.min(best, Number(process.hrtime.bigint() - t0));
@@ -242,7 +242,8 @@ describe('idList', () => {
     };
     fastest(20_000); // warm up
     const ratio = fastest(200_000) / fastest(20_000);
-    expect(ratio).toBeLessThan(40);
+    // quadratic is 100x; linear measured 8-47x on a loaded 2-core machine (a collection in the large run)
+    expect(ratio).toBeLessThan(65);
   });
 });
 

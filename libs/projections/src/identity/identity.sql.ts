@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 import { IdentityChange, IdentityChangeSet, roleRefKey } from './identity.logic';
 
-/** One change as `identity_apply` reads it (identity-apply-function.migration.ts). */
+/** One change as `identity_apply` reads it (identity-apply.sql). */
 function wireChange(ch: IdentityChange, eventId: number, at: string): Record<string, unknown> {
   if (ch.kind === 'access-add' || ch.kind === 'access-remove-one') {
     const { role, ...rest } = ch;

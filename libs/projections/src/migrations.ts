@@ -1,0 +1,71 @@
+import type { MigrationInterface } from 'typeorm';
+import { EventLog1763800000100 } from './event-log/event-log.migration';
+import { EventCounts1763800003400 } from './event-log/event-counts.migration';
+import { EventLogGroups1763800004400 } from './event-log/event-log-groups.migration';
+import { EventLogSearch1763800004600 } from './event-log/event-log-search.migration';
+import { EventSearchSpeed1763800004700 } from './event-log/event-search-speed.migration';
+import { Identity1763800001100 } from './identity/identity.migration';
+import { IdentityApplyFunction1763800003100 } from './identity/identity-apply-function.migration';
+import { IdentityGroupDetails1763800004510 } from './identity/identity-group-details.migration';
+import { IDENTITY_APPLY_ROUTINE } from './identity/identity-apply.routine';
+import { FlagState1763800000200 } from './flag-state/flag-state.migration';
+import { Environments1763800000300 } from './environments/environments.migration';
+import { FeatureTypes1763800000400 } from './feature-types/feature-types.migration';
+import { Projects1763800000500 } from './projects/projects.migration';
+import { ProjectLinkTemplates1763800004500 } from './projects/project-link-templates.migration';
+import { ProjectEnvironments1763800000600 } from './project-environments/project-environments.migration';
+import { ProjectActivity1763800000700 } from './project-activity/project-activity.migration';
+import { ProjectActivityFromEventLog1763800003000 } from './project-activity/project-activity-from-event-log.migration';
+import { TimeToProduction1763800000800 } from './time-to-production/time-to-production.migration';
+import { TimeToProductionFromEventLog1763800003200 } from './time-to-production/time-to-production-from-event-log.migration';
+import { SdkUsage1763800000900 } from './sdk-usage/sdk-usage.migration';
+import { Insights1763800002001 } from './insights/insights.migration';
+import { InsightsEnvUpdatesByProject1763800003300 } from './insights/insights-env-updates-by-project.migration';
+import { DropInsightsFlags1763800004100 } from './insights/drop-insights-flags.migration';
+import { InsightsStoredWeeks1763800004210 } from './insights/insights-stored-weeks.migration';
+import { Lifecycle1763800004620 } from './lifecycle/lifecycle.migration';
+
+/**
+ * The migrations of the projections' tables, each beside its projection (`<projection>/*.migration.ts`), listed by
+ * projection. migrations/index.ts puts them in the order they run (by the timestamp ending each name) with the
+ * migrations no projection owns; its unit test fails if a `*.migration.ts` is missing here. A projection's new
+ * migration is added to its group; a shipped one is never edited, renamed or removed (docs/architecture.md).
+ */
+export const PROJECTIONS_MIGRATIONS: (new () => MigrationInterface)[] = [
+  // event log
+  EventLog1763800000100,
+  EventCounts1763800003400,
+  EventLogGroups1763800004400,
+  EventLogSearch1763800004600,
+  EventSearchSpeed1763800004700,
+  // identity
+  Identity1763800001100,
+  IdentityApplyFunction1763800003100,
+  IdentityGroupDetails1763800004510,
+  // flag state, environments, feature types
+  FlagState1763800000200,
+  Environments1763800000300,
+  FeatureTypes1763800000400,
+  // projects and their environments
+  Projects1763800000500,
+  ProjectLinkTemplates1763800004500,
+  ProjectEnvironments1763800000600,
+  // project activity, time to production
+  ProjectActivity1763800000700,
+  ProjectActivityFromEventLog1763800003000,
+  TimeToProduction1763800000800,
+  TimeToProductionFromEventLog1763800003200,
+  // SDK usage, insights, lifecycle
+  SdkUsage1763800000900,
+  Insights1763800002001,
+  InsightsEnvUpdatesByProject1763800003300,
+  DropInsightsFlags1763800004100,
+  InsightsStoredWeeks1763800004210,
+  Lifecycle1763800004620,
+];
+
+/**
+ * The projections' functions, re-applied with CREATE OR REPLACE after the migrations in every projection version
+ * (not migrations: a rule change is a diff of the routine's .sql file, not a new migration copying it).
+ */
+export const PROJECTIONS_ROUTINES: { name: string; sql: string }[] = [IDENTITY_APPLY_ROUTINE];
