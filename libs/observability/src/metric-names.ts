@@ -54,6 +54,14 @@ export const METRIC = {
    * large to name, or a rebuild's switch: every cache emptied), `reset` (the feed was lost or is back).
    */
   apiChangeNotices: 'flaglens_api_change_notices_total',
+  /**
+   * The api's questions to the Unleash it follows about a credential it issued, by outcome: `user`,
+   * `admin-token`, `refused` (401/403), `unanswered` (down, timed out, or not Unleash's answer: 503 once no
+   * verdict is kept).
+   */
+  apiUnleashVerdicts: 'flaglens_api_unleash_verdicts_total',
+  /** How long the Unleash the api follows took to answer about a credential (answered or not). */
+  apiUnleashAskSeconds: 'flaglens_api_unleash_ask_seconds',
   /** The api's requests, by method, route pattern and status code. */
   httpDuration: 'flaglens_http_request_duration_seconds',
   /** Source connector: rows read from the source (Unleash's `events`), by source. */

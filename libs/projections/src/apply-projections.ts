@@ -3,10 +3,14 @@ import type { FlagTransition } from './flag-state/flag-state.logic';
 import { EVERY, keysOf, type Projection, type Scope, type SourcedEvent } from './projection';
 
 /**
- * What a batch changed: per projection, the flags and the projects it touched (every project: `'*'`); per part
- * of a projection (`<projection>.<part>`, Projection.parts), those of the part.
+ * What a batch wrote: per projection, its tables (Projection.writes) and the flags and the projects whose rows
+ * it wrote (every key: `'*'`); per part of a projection (`<projection>.<part>`, Projection.parts), those of the
+ * part, whose tables are `<table>.<part>`.
  */
-export type BatchChanges = Map<string, { flags: Set<string>; projects: Set<string> | typeof EVERY }>;
+export type BatchChanges = Map<
+  string,
+  { tables: readonly string[]; flags: Set<string>; projects: Set<string> | typeof EVERY }
+>;
 
 export interface ApplyHooks {
   /** An event a projection could not use (logged and counted by the caller). */
@@ -17,7 +21,7 @@ export interface ApplyHooks {
 
 /**
  * Runs the projections, in order, on the newly stored events of a known type, each on the events it handles,
- * inside the caller's transaction; returns what each changed (from its declaration and what it touched) and
+ * inside the caller's transaction; returns what each wrote (from its declaration and what it touched) and
  * the flag transitions of the batch.
  */
 export async function applyProjections(
@@ -29,13 +33,17 @@ export async function applyProjections(
   const changes: BatchChanges = new Map();
   const transitions: FlagTransition[] = [];
   const known = stored.filter((s) => s.knownType);
-  const record = (p: Projection, scope: Scope, keys: readonly string[], name = p.name) => {
+  const record = (p: Projection, scope: Scope, keys: readonly string[], part?: string) => {
+    const name = part === undefined ? p.name : `${p.name}.${part}`;
     let entry = changes.get(name);
-    if (!entry) changes.set(name, (entry = { flags: new Set(), projects: new Set() }));
+    if (!entry) {
+      const tables = part === undefined ? p.writes : p.writes.map((t) => `${t}.${part}`);
+      changes.set(name, (entry = { tables, flags: new Set(), projects: new Set() }));
+    }
     for (const k of keys) {
       if (scope === 'flags' && k !== EVERY) entry.flags.add(k);
       else if (scope === 'projects' && k !== EVERY && entry.projects !== EVERY) entry.projects.add(k);
-      // an instance-wide change, or every key of a scope, may change every project's answers
+      // an instance-wide change, or every key of a scope: every key's rows
       else entry.projects = EVERY;
     }
   };
@@ -49,14 +57,14 @@ export async function applyProjections(
         transitions,
         touch: (scope, keys) => {
           record(p, scope, keys);
-          for (const part of Object.keys(p.parts ?? {})) record(p, scope, keys, `${p.name}.${part}`);
+          for (const part of Object.keys(p.parts ?? {})) record(p, scope, keys, part);
         },
       }),
     );
     for (const [part, keysOfPart] of Object.entries(p.parts ?? {}))
       for (const s of mine) {
         const keys = keysOfPart(s.event);
-        if (keys.length > 0) record(p, p.scope, keys, `${p.name}.${part}`);
+        if (keys.length > 0) record(p, p.scope, keys, part);
       }
     if (p.keysOf || p.scope === 'instance') for (const s of mine) record(p, p.scope, keysOf(p, s.event));
     else {

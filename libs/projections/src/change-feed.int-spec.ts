@@ -2,14 +2,53 @@ import type { FlagEvent } from '@flaglens/contract';
 import { Database, searchPathOption } from '@flaglens/persistence';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { applyProjections } from './apply-projections';
-import { deriveChanges, type Changes } from './change-feed';
+import { decodeChanges, dropsOf, encodeChanges, writtenBy, type Reads } from './change-feed';
 import { appendEvents } from './event-log/event-log.projection';
 import { allProjections } from './registry';
 import { testEvent } from '@flaglens/testing/test-events';
 import { generateHistory, prng } from '@flaglens/testing/generate-history';
-import { OverviewReadModel } from './overview/overview.read-model';
+import { OVERVIEW_READS, OVERVIEW_STATE_READS, OverviewReadModel } from './overview/overview.read-model';
+import { FLAG_EVENTS_READS } from './event-log/event-log.read-model';
+import { IDENTITY_READS } from './identity/identity.read-model';
+import type { BatchChanges } from './apply-projections';
+import type { FlagTransition } from './flag-state/flag-state.logic';
+import type { PoolClient } from 'pg';
+import type { SourcedEvent } from './projection';
 
-/** What readers drop after a batch, as derived from the projections' declarations (real Postgres). */
+/** What the api's readers drop after a batch: the keys of each reader's answers ('*': all of them). */
+interface Changes {
+  /** a flag's event list (FLAG_EVENTS_READS) */
+  flags: string[] | '*';
+  /** a project's overview (OVERVIEW_READS) */
+  projects: string[] | '*';
+  /** a project's overview state (OVERVIEW_STATE_READS) */
+  states: string[] | '*';
+  /** what callers are and may see (IDENTITY_READS) */
+  identity: boolean;
+}
+
+/** The batch's writes as published (its notices, decoded) and what each declaration drops of them. */
+async function deriveChanges(
+  c: PoolClient,
+  stored: readonly SourcedEvent[],
+  changes: BatchChanges,
+  transitions: readonly FlagTransition[],
+): Promise<Changes> {
+  const notices = encodeChanges(await writtenBy(c, stored, changes, transitions)).map(decodeChanges);
+  const keys = (reads: Reads): string[] | '*' => {
+    const drops = notices.map(dropsOf(reads));
+    if (drops.includes('all')) return '*';
+    return [...new Set(drops.flatMap((d) => (d === 'none' ? [] : d)))];
+  };
+  return {
+    flags: keys(FLAG_EVENTS_READS),
+    projects: keys(OVERVIEW_READS),
+    states: keys(OVERVIEW_STATE_READS),
+    identity: keys(IDENTITY_READS) === '*',
+  };
+}
+
+/** What readers drop after a batch, as derived from the projections' and the readers' declarations (real Postgres). */
 describe('changes derived from the projections` declarations', () => {
   let db: TestDatabase;
   let ds: Database;

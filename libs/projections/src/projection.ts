@@ -21,10 +21,11 @@ export interface SourcedEvent {
 }
 
 /**
- * What a projection's rows are keyed by, and so which readers' answers an event of it may change:
- * - `flags`: rows of a flag (its event list; the overview of its project, before and after the batch);
- * - `projects`: rows of a project (its overview);
- * - `instance`: rows every project's answers read (environments, feature types, users and roles).
+ * What a projection's rows are keyed by:
+ * - `flags`: rows of a flag (and so of its project: the change feed names a flag's project, before and after
+ *   the batch, beside the flag);
+ * - `projects`: rows of a project;
+ * - `instance`: rows of no one key (environments, feature types, users and roles): every key's.
  */
 export type Scope = 'flags' | 'projects' | 'instance';
 
@@ -33,11 +34,12 @@ export const EVERY = '*';
 
 /**
  * A read model updated from events, inside the transaction of the batch that stored them, declared the way
- * Emmett's projections are: which events it handles (`handles`), what it touches (`scope` and `keysOf`), and
- * how it applies them (`apply`). The pipeline runs it on the newly stored events it handles, and derives from
- * the declarations what a batch changed (`Touched`), hence which cached answers readers drop.
+ * Emmett's projections are: which events it handles (`handles`), what it writes (`writes`: its tables, keyed
+ * by `scope` and `keysOf`), and how it applies them (`apply`). The pipeline runs it on the newly stored events
+ * it handles, and publishes from the declarations what a batch wrote (change-feed.ts); readers drop what they
+ * declared they read of it. A projection knows nothing of its readers.
  *
- * Rules every projection keeps (DESIGN: determinism, exactly-once):
+ * Rules every projection keeps (docs/design.md#determinism, docs/design.md#exactly-once-effect):
  * - `apply` sees only events that were newly stored in the event log (an id seen twice is applied once),
  *   of a known type it handles.
  * - The result is a function of the events alone (event `createdAt`, never the processing time), and must
@@ -52,6 +54,11 @@ export interface Projection {
   readonly name: string;
   /** Whether it reads events of this type. */
   handles(type: string): boolean;
+  /**
+   * The tables it writes (each keyed as `scope` and `keysOf` say): what readers declare they read
+   * (change-feed.ts `Reads`).
+   */
+  readonly writes: readonly string[];
   readonly scope: Scope;
   /**
    * The keys of its scope an event changes: by default the event's `featureName` (scope `flags`), its
@@ -59,10 +66,10 @@ export interface Projection {
    */
   keysOf?(event: FlagEvent): readonly string[];
   /**
-   * Parts of its rows that a reader may depend on alone, each with the keys (of its scope) an event changes
-   * in that part: a reader that reads only part `x` of projection `p` declares `p.x` (e.g. `projects.settings`,
-   * a project's settings without its latest event time). Keys the projection touches (`context.touch`) count
-   * for every part.
+   * Parts of its tables' rows that a reader may depend on alone, each with the keys (of its scope) an event
+   * changes in that part: a reader that reads only part `x` of table `t` declares `t.x` (e.g.
+   * `projects.settings`, a project's settings without its latest event time). Keys the projection touches
+   * (`context.touch`) count for every part.
    */
   readonly parts?: Readonly<Record<string, (event: FlagEvent) => readonly string[]>>;
   apply(client: PoolClient, events: SourcedEvent[], context: ProjectionContext): Promise<void>;
@@ -78,12 +85,6 @@ export interface ProjectionContext {
   readonly transitions: FlagTransition[];
   /** Records keys the batch changed beyond those the declaration gives (e.g. every project). */
   touch(scope: Scope, keys: readonly string[]): void;
-}
-
-/** What a batch changed, by scope: the keys (flags, projects), or every key. */
-export interface Touched {
-  flags: Set<string>;
-  projects: Set<string> | typeof EVERY;
 }
 
 /** The keys of `p`'s scope that `e` changes. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
+import { READS_ANYTHING } from '@flaglens/projections';
 import type { JsonBody } from '../common/json-body';
 import { ChangeDroppedCache } from '../read-db/change-dropped.cache';
 import { ChangeListener } from '../read-db/change-listener.service';
@@ -15,7 +16,7 @@ export class InsightsCache extends ChangeDroppedCache<JsonBody> {
     super(changes, reads, {
       maxBytes: Math.max(1, Math.floor(config.API_CACHE_MB / 4)) * 1024 * 1024,
       sizeOf: (b) => b.bytes.length,
-      dropped: () => 'all',
+      reads: READS_ANYTHING,
     });
   }
 }

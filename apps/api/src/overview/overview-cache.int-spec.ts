@@ -1,4 +1,5 @@
 import type { CachedReads } from '../auth/cached-reads';
+import type { AsOfReads } from '../read-db/as-of-reads.service';
 import { OverviewReference } from '@flaglens/testing/overview-reference';
 import { testEvent } from '@flaglens/testing/test-events';
 import type { FlagEvent } from '@flaglens/contract';
@@ -11,6 +12,10 @@ import {
   IdentityProjectAccessReader,
   IdentityReadModel,
   OverviewReadModel,
+  decodeChanges,
+  encodeChanges,
+  EVERY,
+  writtenBy,
   type Changes,
 } from '@flaglens/projections';
 import { generateHistory } from '@flaglens/testing/generate-history';
@@ -31,7 +36,8 @@ class MovableClock extends Clock {
   }
 }
 
-async function apply(ds: Database, events: FlagEvent[]): Promise<void> {
+/** Applies a batch; returns its notices as the change feed publishes them. */
+async function apply(ds: Database, events: FlagEvent[]): Promise<Changes[]> {
   const c = await ds.connect();
   try {
     await c.query('BEGIN');
@@ -39,12 +45,26 @@ async function apply(ds: Database, events: FlagEvent[]): Promise<void> {
       c,
       events.map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
     );
-    await applyProjections(c, stored, allProjections());
+    const { changes, transitions } = await applyProjections(c, stored, allProjections());
+    const notices = encodeChanges(await writtenBy(c, stored, changes, transitions)).map(decodeChanges);
     await c.query('COMMIT');
+    return notices;
   } finally {
     c.release();
   }
 }
+
+/** One notice naming these tables' keys (of a batch, or of part of one). */
+const notice = (w: Record<string, { flags?: string[]; projects?: string[] | '*' }>): Changes =>
+  decodeChanges(
+    encodeChanges(
+      Object.entries(w).map(([t, x]) => ({
+        tables: [t],
+        flags: new Set(x.flags ?? []),
+        projects: x.projects === '*' ? EVERY : new Set(x.projects ?? []),
+      })),
+    )[0],
+  );
 
 const ev = (id: number, at: number, type: string, o: Partial<FlagEvent> = {}): FlagEvent =>
   testEvent(id, type, { createdAt: new Date(at).toISOString(), ...o });
@@ -99,8 +119,15 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     const reads = { schema: 'flaglens_v1' } as unknown as ProjectionReads;
     const cache = new OverviewCache({ API_CACHE_MB: 8 } as AppConfig, listener, reads);
     const clock = new MovableClock(t);
-    // the hot path's registry is not part of these tests (onModuleInit is not called)
-    const handler = new GetProjectOverviewHandler(model, identity, clock, cache, {} as CachedReads);
+    // the hot path's registry is not part of these tests (onModuleInit is not called), nor reads as of an instant
+    const handler = new GetProjectOverviewHandler(
+      model,
+      identity,
+      clock,
+      cache,
+      {} as CachedReads,
+      {} as AsOfReads,
+    );
     return { handler, clock, listener, notify: (c: Changes) => handlers.forEach((h) => h(c)) };
   };
 
@@ -189,14 +216,19 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     await get();
 
     // a commit of another project keeps the entry; one of this project drops it
-    await apply(ds, [
+    const edited = await apply(ds, [
       ev(900003, T + 30 * DAY, 'feature-updated', { project: 'edge', featureName: 'edge-f1' }),
     ]);
     computed.mockClear();
-    notify({ flags: [], projects: ['other'], states: ['other'], identity: false });
+    notify(
+      notice({
+        flag_state: { flags: ['other-f'], projects: ['other'] },
+        'projects.settings': { projects: ['other'] },
+      }),
+    );
     expect(await get()).toBe(past);
     expect(computed).not.toHaveBeenCalled();
-    notify({ flags: ['edge-f1'], projects: ['edge'], states: [], identity: false });
+    edited.forEach(notify);
     const after = await get();
     expect(computed).toHaveBeenCalledTimes(1);
     expect(after).toBe(await fresh('edge', clock.t));
@@ -224,19 +256,22 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     expect(access).toHaveBeenCalledTimes(1);
 
     // a flag of the project changes (no identity event): the body is read again, the access is not
-    await apply(ds, [ev(910003, T, 'feature-updated', { project: 'acc', featureName: 'acc-f1' })]);
+    const updated = await apply(ds, [
+      ev(910003, T, 'feature-updated', { project: 'acc', featureName: 'acc-f1' }),
+    ]);
     access.mockClear();
     computed.mockClear();
-    notify({ flags: ['acc-f1'], projects: ['acc'], states: [], identity: false });
+    updated.forEach(notify);
     expect(await get()).toBe(await fresh('acc', clock.t, 1));
     expect(computed).toHaveBeenCalledTimes(1);
     expect(access).not.toHaveBeenCalled();
 
     // the caller favourites the project (an identity event of that batch): the access is read again
-    await apply(ds, [
-      ev(910004, T, 'project-favorited', { project: 'acc', createdByUserId: 1, data: { project: 'acc' } }),
-    ]);
-    notify({ flags: [], projects: ['acc'], states: ['acc'], identity: true });
+    (
+      await apply(ds, [
+        ev(910004, T, 'project-favorited', { project: 'acc', createdByUserId: 1, data: { project: 'acc' } }),
+      ])
+    ).forEach(notify);
     const favorited = await get();
     expect(access).toHaveBeenCalledTimes(1);
     expect(JSON.parse(favorited).favorite).toBe(true);
@@ -258,7 +293,7 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     expect(activityOnly()).toBe(false);
 
     // a strategy changes (no state): the body is read again, as the activity on the state kept
-    await apply(ds, [
+    const strategy = await apply(ds, [
       ev(920003, T, 'feature-strategy-update', {
         project: 'st',
         featureName: 'st-f1',
@@ -266,7 +301,7 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
       }),
     ]);
     reads.mockClear();
-    notify({ flags: ['st-f1'], projects: ['st'], states: [], identity: false });
+    strategy.forEach(notify);
     const changed = await get();
     expect(reads).toHaveBeenCalledTimes(1);
     expect(activityOnly()).toBe(true);
@@ -274,8 +309,9 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
     expect(JSON.parse(changed).stats.projectActivityCurrentWindow).toBe(3);
 
     // the flag goes stale (its state): read in full, the health counts it
-    await apply(ds, [ev(920004, T, 'feature-stale-on', { project: 'st', featureName: 'st-f1' })]);
-    notify({ flags: ['st-f1'], projects: ['st'], states: ['st'], identity: false });
+    (await apply(ds, [ev(920004, T, 'feature-stale-on', { project: 'st', featureName: 'st-f1' })])).forEach(
+      notify,
+    );
     const stale = await get();
     expect(activityOnly()).toBe(false);
     expect(stale).toBe(await fresh('st', clock.t));
@@ -283,10 +319,10 @@ describe('overview cache: exactly fresh across window edges and commits (real Po
 
     // a batch's notices may name the project in one and its state in the next: the body goes with either
     await apply(ds, [ev(920005, T, 'feature-stale-off', { project: 'st', featureName: 'st-f1' })]);
-    notify({ flags: ['st-f1'], projects: ['st'], states: [], identity: false });
+    notify(notice({ event_log: { flags: ['st-f1'], projects: ['st'] } }));
     // read in between: the state kept is the one its notice (next) is about to drop
     expect(JSON.parse(await get()).health).toBe(0);
-    notify({ flags: [], projects: [], states: ['st'], identity: false });
+    notify(notice({ flag_state: { flags: ['st-f1'], projects: ['st'] } }));
     const live = await get();
     expect(activityOnly()).toBe(false);
     expect(live).toBe(await fresh('st', clock.t));

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
-import { withFavorite, type Changes, type OverviewSnapshot, type OverviewState } from '@flaglens/projections';
+import {
+  IDENTITY_READS,
+  OVERVIEW_READS,
+  OVERVIEW_STATE_READS,
+  withFavorite,
+  type OverviewSnapshot,
+  type OverviewState,
+} from '@flaglens/projections';
 import { CREDENTIAL_MAX_AGE_MS } from '../auth/caller.cache';
 import { jsonBody, type JsonBody } from '../common/json-body';
 import { ChangeDroppedCache, type Loaded } from '../read-db/change-dropped.cache';
@@ -33,21 +40,16 @@ export function overviewBodies(s: OverviewSnapshot): Loaded<OverviewBodies | nul
 
 const projectOf = (key: string): string => key.slice(key.indexOf(':') + 1);
 
-/** The projects a notice names in either list (an overview's body is made of its state and its activity). */
-const projectsOrStates = (c: Changes): readonly string[] | 'all' => {
-  if (c.projects === '*' || c.states === '*') return 'all';
-  if (c.states.length === 0) return c.projects;
-  return [...c.projects, ...c.states];
-};
-
 /**
  * The overview's caches (one ChangeDroppedCache each):
- * - the bodies of a project (and `?archived=`), dropped when a batch may change the project, and served only
- *   for the instants they are exact for (the read model computes the next window edge with the values);
- * - the state of a project's overview (and `?archived=`), dropped only when a batch may change the state (most
- *   batches change only the activity): a body dropped is read again as the activity alone, on the state kept;
- * - a caller's access to a project (visibility, favourite), dropped when identity changes (a batch with an event
- *   identity handles: memberships, favourites, a project's creation, mode or deletion), and at most
+ * - the bodies of a project (and `?archived=`), dropped when a batch writes what they read (OVERVIEW_READS) at
+ *   the project, and served only for the instants they are exact for (the read model computes the next window
+ *   edge with the values);
+ * - the state of a project's overview (and `?archived=`), dropped only when a batch writes what the state reads
+ *   (OVERVIEW_STATE_READS; most batches change only the activity): a body dropped is read again as the
+ *   activity alone, on the state kept;
+ * - a caller's access to a project (visibility, favourite), dropped when identity's tables are written
+ *   (IDENTITY_READS: memberships, favourites, a project's creation, mode or deletion), and at most
  *   CREDENTIAL_MAX_AGE_MS old.
  */
 @Injectable()
@@ -62,25 +64,23 @@ export class OverviewCache {
       maxBytes: config.API_CACHE_MB * 1024 * 1024,
       sizeOf: (b) => (b ? b.favorite.bytes.length + b.notFavorite.bytes.length : 0),
       tagsOf: (key) => [projectOf(key)],
-      // a body holds a state: dropped with it too (a batch's notices may name a project in one, its state in
-      // the next, and a body read in between holds the state that is about to go)
-      dropped: projectsOrStates,
+      // a body holds a state: OVERVIEW_READS holds every table of OVERVIEW_STATE_READS
+      reads: OVERVIEW_READS,
     });
     this.states = new ChangeDroppedCache(changes, reads, {
       maxBytes: Math.max(1, Math.floor(config.API_CACHE_MB / 4)) * 1024 * 1024,
       // the row's text, twice (UTF-16), and the object's overhead
       sizeOf: (s) => JSON.stringify(s.row).length * 2 + 256,
       tagsOf: (key) => [projectOf(key)],
-      dropped: (c) => (c.states === '*' ? 'all' : c.states),
+      reads: OVERVIEW_STATE_READS,
     });
     this.access = new ChangeDroppedCache(changes, reads, {
       maxBytes: 16 * 1024 * 1024,
       sizeOf: () => 16,
       tagsOf: (key) => [projectOf(key)],
       // access reads identity's tables only (users, roles, groups, memberships, favourites and the project
-      // states identity keeps: present, archived, mode), which only identity's events write (project-created,
-      // -updated, -archived, -deleted among them): a change of the project's flags leaves it as it is
-      dropped: (c) => (c.identity ? 'all' : 'none'),
+      // states identity keeps: present, archived, mode): a change of the project's flags leaves it as it is
+      reads: IDENTITY_READS,
       maxAgeMs: CREDENTIAL_MAX_AGE_MS,
     });
   }

@@ -1,4 +1,4 @@
-import type { Changes } from '@flaglens/projections';
+import { ANYTHING, decodeChanges, encodeChanges, type Changes } from '@flaglens/projections';
 import type { ChangeListener } from './change-listener.service';
 import { ChangeDroppedCache, TRACKED_DROPS, type Loaded } from './change-dropped.cache';
 
@@ -12,7 +12,15 @@ function feed() {
   };
   return {
     listener: listener as unknown as ChangeListener,
-    notice: (flags: string[] | '*') => handler!({ flags, projects: [], states: [], identity: false }),
+    /** a notice of a batch that wrote these flags' event lists ('*': anything may have changed) */
+    notice: (flags: string[] | '*') =>
+      handler!(
+        flags === '*'
+          ? ANYTHING
+          : decodeChanges(
+              encodeChanges([{ tables: ['event_log'], flags: new Set(flags), projects: new Set() }])[0],
+            ),
+      ),
     reset: () => handler!('reset'),
   };
 }
@@ -33,7 +41,7 @@ describe('ChangeDroppedCache: which loads are kept', () => {
       {
         maxBytes: 1_000_000,
         sizeOf: (v) => v.length,
-        dropped: (c) => (c.flags === '*' ? 'all' : c.flags),
+        reads: { tables: ['event_log'], by: 'flags' },
       },
     );
     return { ...f, cache };

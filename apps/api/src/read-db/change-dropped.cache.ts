@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Changes } from '@flaglens/projections';
+import { dropsOf, type Dropped, type Changes, type Reads } from '@flaglens/projections';
 import type { ChangeListener } from './change-listener.service';
 import type { ProjectionReads } from './projection-reads.service';
 
@@ -23,8 +23,11 @@ export interface ChangeDroppedCacheOptions<V> {
    * Default: the key itself.
    */
   tagsOf?(key: string): readonly string[];
-  /** The tags a change notice drops: some, 'all', or 'none'. */
-  dropped(change: Changes): readonly string[] | 'all' | 'none';
+  /**
+   * What its entries read (a read model's declaration): a notice drops the entries of the keys (tags) at which
+   * it names one of these tables, all of them when it names one at every key (or when they are by no key).
+   */
+  reads: Reads;
   /** No entry is served past this age (credential-derived answers); none: no bound. */
   maxAgeMs?: number;
 }
@@ -55,7 +58,8 @@ interface Flight<V> {
 /**
  * The api's one cache: answers kept until the projector's change feed says the data behind them changed.
  *
- * - Dropped by tag when a change notice names one of the entry's tags (`dropped`), all of them on a reset
+ * - Dropped by tag when a change notice names a table the entries read at one of the entry's tags (`reads`,
+ *   change-feed.ts `dropsOf`), all of them on a reset
  *   (the feed was lost or is back), and unusable once the api reads another projection version.
  * - Served only while the change feed is listened to, for an instant before the entry's `validUntil`, and no
  *   older than `maxAgeMs`; a value loaded while a notice dropped one of its tags (or everything) is not kept
@@ -87,10 +91,11 @@ export class ChangeDroppedCache<V> {
       ...(options.maxAgeMs ? { ttl: options.maxAgeMs } : {}),
       dispose: (_e, key) => this.untag(key),
     });
+    const dropped: (c: Changes) => Dropped = dropsOf(options.reads);
     changes.subscribe((c) => {
       const notice = ++this.seq;
       if (c === 'reset') return this.clear(notice);
-      const tags = options.dropped(c);
+      const tags = dropped(c);
       if (tags === 'all') return this.clear(notice);
       if (tags === 'none') return;
       for (const t of tags) {

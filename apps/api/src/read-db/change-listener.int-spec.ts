@@ -1,7 +1,13 @@
 import { Client } from 'pg';
 import { loadConfig } from '@flaglens/config';
 import { ApiCacheMetrics, MetricsRegistry } from '@flaglens/observability';
-import { CHANGE_CHANNEL, encodeChanges, type Changes } from '@flaglens/projections';
+import {
+  ANYTHING,
+  CHANGE_CHANNEL,
+  EVERYTHING_CHANGED,
+  encodeChanges,
+  type Changes,
+} from '@flaglens/projections';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { ChangeListener } from './change-listener.service';
 
@@ -27,17 +33,21 @@ describe('ChangeListener (real Postgres)', () => {
       expect(listener.listening).toBe(true);
       // one transaction of a batch too large for one payload, then one of "everything" (a rebuild's switch)
       const many = Array.from({ length: 600 }, (_, i) => `a-flag-with-a-rather-long-name-${i}`);
-      const notices = encodeChanges(many, ['p'], false);
+      const notices = encodeChanges([
+        { tables: ['event_log'], flags: new Set(many), projects: new Set(['p']) },
+      ]);
       expect(notices.length).toBeGreaterThan(1);
       await sender.query('BEGIN');
       for (const n of notices) await sender.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, n]);
       await sender.query('COMMIT');
-      await sender.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ flags: '*' })]);
+      await sender.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, EVERYTHING_CHANGED]);
       for (let i = 0; i < 100 && seen.length < notices.length + 2; i++)
         await new Promise((r) => setTimeout(r, 20));
       expect(seen[0]).toBe('reset'); // on connecting: anything may have changed before
-      expect(seen.slice(1, -1).flatMap((c) => (c === 'reset' ? [] : c.flags))).toEqual(many);
-      expect(seen[seen.length - 1]).toEqual({ flags: '*', projects: '*', states: '*', identity: true });
+      expect(
+        seen.slice(1, -1).flatMap((c) => (c === 'reset' ? [] : c.written.flatMap((w) => w.flags))),
+      ).toEqual(many);
+      expect(seen[seen.length - 1]).toEqual(ANYTHING);
       const text = await metrics.render();
       const count = (scope: string) =>
         Number(

@@ -60,7 +60,7 @@ export class ChangeListener implements OnModuleInit, OnModuleDestroy {
 
   private emit(c: Changes | 'reset'): void {
     this.metrics?.changeNotices.inc({
-      scope: c === 'reset' ? 'reset' : c.flags === '*' ? 'everything' : 'named',
+      scope: c === 'reset' ? 'reset' : c.everything ? 'everything' : 'named',
     });
     for (const h of this.handlers) h(c);
   }

@@ -22,7 +22,7 @@ export class ProjectionReads implements ReadPool, OnModuleInit, OnModuleDestroy 
       config.API_STATEMENT_TIMEOUT_MS,
     );
     changes.subscribe((c) => {
-      if (c === 'reset' || c.flags === '*') void this.refresh();
+      if (c === 'reset' || c.everything) void this.refresh();
     });
   }
 

@@ -3,10 +3,11 @@ import { AppConfig, Clock, clockFromConfig } from '@flaglens/config';
 import { ApiCacheMetrics, MetricsRegistry } from '@flaglens/observability';
 import { ChangeListener } from './change-listener.service';
 import { ProjectionReads } from './projection-reads.service';
+import { AsOfReads } from './as-of-reads.service';
 
 /**
- * The api's database: the pool bound to the active projection version (following a rebuild's switch) and the
- * projector's change feed, from which every cache drops what a batch changed. Global: every feature reads
+ * The api's database: the pool bound to the active projection version (following a rebuild's switch), the
+ * connections of the reads as of an instant, and the projector's change feed, from which every cache drops what a batch changed. Global: every feature reads
  * through it.
  */
 @Global()
@@ -25,8 +26,9 @@ export class ReadDbModule {
         },
         ChangeListener,
         ProjectionReads,
+        AsOfReads,
       ],
-      exports: [AppConfig, Clock, ApiCacheMetrics, ChangeListener, ProjectionReads],
+      exports: [AppConfig, Clock, ApiCacheMetrics, ChangeListener, ProjectionReads, AsOfReads],
     };
   }
 }

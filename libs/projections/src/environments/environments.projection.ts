@@ -18,6 +18,7 @@ const ENVIRONMENTS_TABLE: KeyedTable<EnvironmentRow> = {
 /** The environment catalogue: every project reads it (its links, time to production by type). */
 export class EnvironmentsProjection implements Projection {
   readonly name = 'environments';
+  readonly writes = ['environments'];
   readonly scope = 'instance';
 
   handles(type: string): boolean {

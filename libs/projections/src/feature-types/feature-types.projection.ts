@@ -5,6 +5,7 @@ import { reduceFeatureTypes } from './feature-types.logic';
 /** Feature types' lifetimes: every project's health and potentially stale flags read them. */
 export class FeatureTypesProjection implements Projection {
   readonly name = 'feature-types';
+  readonly writes = ['feature_types'];
   readonly scope = 'instance';
 
   handles(type: string): boolean {

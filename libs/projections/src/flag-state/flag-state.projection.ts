@@ -22,6 +22,7 @@ export const FLAG_STATE_TABLE: KeyedTable<FlagRow> = {
  */
 export class FlagStateProjection implements Projection {
   readonly name = 'flag-state';
+  readonly writes = ['flag_state'];
   readonly scope = 'flags';
 
   handles(type: string): boolean {
@@ -38,28 +39,4 @@ export class FlagStateProjection implements Projection {
     for (const s of skipped) context.skipped(s.eventId, s.reason);
     context.transitions.push(...transitions);
   }
-}
-
-/**
- * The projects of these flags as they are now (deleted ones too), and those of the flags among them in `marked`,
- * in one statement: a read other projections may declare.
- */
-export async function projectsOfFlags(
-  client: PoolClient,
-  names: readonly string[],
-  marked: readonly string[] = [],
-): Promise<{ projects: string[]; ofMarked: string[] }> {
-  if (names.length === 0) return { projects: [], ofMarked: [] };
-  // each name beside whether it is marked (a join, not `name = ANY(marked)` tried for every row)
-  const isMarked = new Set(marked);
-  const r = await client.query<{ project: string; marked: boolean }>(
-    `SELECT f.project, bool_or(n.marked) AS marked
-       FROM unnest($1::text[], $2::boolean[]) AS n(name, marked) JOIN flag_state f ON f.name = n.name
-      GROUP BY f.project`,
-    [[...names], names.map((n) => isMarked.has(n))],
-  );
-  return {
-    projects: r.rows.map((x) => x.project),
-    ofMarked: r.rows.filter((x) => x.marked).map((x) => x.project),
-  };
 }

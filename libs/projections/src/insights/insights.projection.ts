@@ -10,6 +10,14 @@ import { invalidateInsightsWeeks } from './insights.weeks';
  */
 export class InsightsProjection implements Projection {
   readonly name = 'insights';
+  readonly writes = [
+    'insights_flag_deltas',
+    'insights_project_changes',
+    'insights_users',
+    'insights_user_weeks',
+    'insights_env_project_updates',
+    'insights_metrics',
+  ];
   /** weekly aggregates of the whole instance, read by the insights report alone */
   readonly scope = 'instance';
 

@@ -10,6 +10,7 @@ import { dailyCounts } from './project-activity.logic';
  */
 export class ProjectActivityProjection implements Projection {
   readonly name = 'project-activity';
+  readonly writes = ['project_activity_daily'];
   readonly scope = 'projects';
 
   handles(): boolean {

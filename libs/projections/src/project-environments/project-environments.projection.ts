@@ -17,6 +17,7 @@ const PROJECT_ENVIRONMENTS_TABLE: KeyedTable<ProjectEnvRow> = {
 
 export class ProjectEnvironmentsProjection implements Projection {
   readonly name = 'project-environments';
+  readonly writes = ['project_environments'];
   readonly scope = 'projects';
 
   handles(type: string): boolean {

@@ -42,6 +42,7 @@ const PROJECTS_TABLE: KeyedTable<ProjectRow> = {
  */
 export class ProjectsProjection implements Projection {
   readonly name = 'projects';
+  readonly writes = ['projects'];
   readonly scope = 'projects';
 
   handles(): boolean {

@@ -23,6 +23,7 @@ async function upsert(
 /** SDK sightings of flags (the flags named in metrics reports) and of projects (registrations with a project). */
 export class SdkUsageProjection implements Projection {
   readonly name = 'sdk-usage';
+  readonly writes = ['flag_sdk_usage', 'project_sdk_usage'];
   readonly scope = 'flags';
 
   handles(type: string): boolean {
