@@ -12,7 +12,7 @@
  * Writes bench/results/hardening-<UTC timestamp>.json. Options: --events <n> (default 1000000),
  * --readers <n> (default 4), --insights-events <n> (default 200000; 0 skips it).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -98,7 +98,7 @@ function startApi(env: Record<string, string>): ChildProcess {
     [
       // e.g. API_NODE_ARGS="--max-old-space-size=160 --trace-gc" (flags NODE_OPTIONS does not take)
       ...(process.env.API_NODE_ARGS ?? API_NODE_OPTIONS).split(' ').filter(Boolean),
-      // compiled, as deployed (`npm run build` first; the bench's npm script does)
+      // compiled, as deployed (main() builds first)
       '-r',
       join(ROOT, 'scripts/dist-paths.js'),
       join(ROOT, 'dist/apps/api/src/main.js'),
@@ -253,6 +253,8 @@ async function main(): Promise<void> {
   const events = Number(args.value('--events') ?? 1_000_000);
   const readers = Number(args.value('--readers') ?? 4);
   const insightsEvents = Number(args.value('--insights-events') ?? 200_000);
+  // the api runs compiled: the build step (scripts/build.sh; waits for another build running, never races it)
+  execSync('npm run -s build', { cwd: ROOT, stdio: 'inherit' });
   const result: Record<string, unknown> = { at: new Date().toISOString(), cores: cpus().length };
   result.largeList = await largeList(events, readers);
   if (insightsEvents > 0) result.insights = await farPast(insightsEvents);

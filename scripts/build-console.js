@@ -1,7 +1,11 @@
 // `npm run build`: bundles the web console (apps/console) into dist/console with esbuild: one minified ES
 // module and one stylesheet, content-hashed, and index.html naming them. Nothing is fetched at run time.
 // `--quiet` prints nothing; the sizes (raw and gzip) are written to dist/console/build-meta.json.
-const { mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+// The files are built in a folder of their own and then renamed into dist/console one by one (index.html
+// last), so an api serving dist/console while another build runs (the console e2e test builds it, the chaos
+// run and the bench run `npm run build`, side by side in `npm test` and CI) never sees a missing or half-written
+// file.
+const { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const { basename, join } = require('node:path');
 const { gzipSync } = require('node:zlib');
 const esbuild = require('esbuild');
@@ -11,6 +15,23 @@ const src = join(root, 'apps', 'console');
 const out = join(root, 'dist', 'console');
 
 async function build() {
+  const tmp = join(root, 'dist', `.console-${process.pid}-${Date.now()}`);
+  try {
+    const meta = await buildInto(tmp);
+    mkdirSync(out, { recursive: true });
+    const built = readdirSync(tmp);
+    for (const f of [...built.filter((f) => f !== 'index.html'), 'index.html'])
+      renameSync(join(tmp, f), join(out, f));
+    // an earlier build's files (other hashes) go, once index.html names the new ones
+    for (const f of readdirSync(out))
+      if (!built.includes(f)) rmSync(join(out, f), { recursive: true, force: true });
+    return meta;
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function buildInto(out) {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   const result = await esbuild.build({
