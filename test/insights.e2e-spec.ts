@@ -73,6 +73,32 @@ describe('GET /api/admin/insights and /api/admin/dashboard/executive (running ap
     expect(bad.json()).toMatchObject({ name: 'BadDataError' });
   });
 
+  it('as of an instant (at=): the report of a flaglens fed the events up to it; never the cached one', async () => {
+    for (let i = 0; i < 3; i++) await apiGet(port, '/api/admin/insights', asAdmin); // the answer of now, cached
+    const now = await apiGet(port, '/api/admin/insights', asAdmin);
+    // at the clock's instant (the history ends there): the answer of now, byte for byte
+    expect((await apiGet(port, `/api/admin/insights?at=${PINNED}`, asAdmin)).text).toBe(now.text);
+    // a Sunday of the history: its weeks end there, "today" being that day
+    const then = await apiGet(port, '/api/admin/insights?at=2026-03-15T12:00:00Z', asAdmin);
+    expect(then.status).toBe(200);
+    const body = then.json() as Record<string, { date: string }[]>;
+    expect(validateInsights(body)).toEqual([]);
+    expect(body.flagTrends.at(-1)!.date).toBe('2026-03-15T23:59:59.999Z');
+    expect(body.flagTrends.every((r) => r.date <= '2026-03-15T23:59:59.999Z')).toBe(true);
+    expect(body.flagTrends.length).toBeLessThan((now.json() as typeof body).flagTrends.length);
+    // a range is read as of the instant too
+    const range = await apiGet(port, '/api/admin/insights?from=2026-03-01&at=2026-03-15T12:00:00Z', asAdmin);
+    expect((range.json() as typeof body).flagTrends.map((r) => r.date)).toEqual([
+      '2026-03-01T23:59:59.999Z',
+      '2026-03-08T23:59:59.999Z',
+      '2026-03-15T23:59:59.999Z',
+    ]);
+    const bad = await apiGet(port, '/api/admin/insights?at=2026-03-15', asAdmin);
+    expect(bad.status).toBe(400);
+    expect(bad.json()).toMatchObject({ name: 'BadDataError', details: [{ path: '/query/at' }] });
+    expect((await apiGet(port, '/api/admin/insights', asAdmin)).text).toBe(now.text);
+  });
+
   it('the projector stores the closed weeks; the answer is the reference computation byte for byte', async () => {
     const ds = new Database({
       url: stack.env.DATABASE_URL,

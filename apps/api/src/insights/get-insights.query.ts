@@ -3,7 +3,13 @@ import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { CachedReads } from '../auth/cached-reads';
 import { Clock } from '@flaglens/config';
-import { InsightsReadModel, weeksSpanned, type InsightsRange } from '@flaglens/projections';
+import {
+  IdentityReadModel,
+  InsightsReadModel,
+  weeksSpanned,
+  type InsightsRange,
+} from '@flaglens/projections';
+import { AsOfReads } from '../read-db/as-of-reads.service';
 import { Visibility, visibilityKey } from '../auth/visibility.service';
 import { badData } from '../common/unleash-errors';
 import { InsightsCache } from './insights.cache';
@@ -17,6 +23,8 @@ export class GetInsightsQuery extends Query<JsonBody> {
   constructor(
     readonly range: InsightsRange,
     readonly userId: number,
+    /** `?at=`, parsed (parseAsOf): the report as of that instant; null: now */
+    readonly at: string | null = null,
   ) {
     super();
   }
@@ -42,6 +50,7 @@ export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonB
     private readonly clock: Clock,
     private readonly visibility: Visibility,
     private readonly cachedReads: CachedReads,
+    private readonly asOf: AsOfReads,
   ) {}
 
   onModuleInit(): void {
@@ -65,8 +74,8 @@ export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonB
     });
   }
 
-  async execute({ range, userId }: GetInsightsQuery): Promise<JsonBody> {
-    const now = this.clock.now();
+  async execute({ range, userId, at }: GetInsightsQuery): Promise<JsonBody> {
+    const now = at === null ? this.clock.now() : new Date(at);
     const today = now.toISOString().slice(0, 10);
     if (range.from !== null) {
       const last = range.to !== null && range.to < today ? range.to : today;
@@ -77,6 +86,18 @@ export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonB
         );
     }
     const hidden = await this.visibility.hiddenProjects(userId);
+    // as of an instant (docs/design.md, "Reads as of an instant"): the projects hidden from the caller are
+    // today's; the report is that of a flaglens fed the events up to `at`, its clock at `at`; never cached
+    if (at !== null)
+      return this.asOf.read(at, async (db) => {
+        const identity = new IdentityReadModel(db);
+        const insights = new InsightsReadModel(
+          db,
+          (projectId) => identity.countProjectMembers(projectId),
+          this.insights.maxWeeks,
+        );
+        return jsonBody(JSON.stringify(await insights.report(now, range, hidden)));
+      });
     // the report changes with "today" (the current week's date), with every committed batch, and with what
     // the caller may see: keyed by the visibility set, shared by callers who see the same projects; concurrent
     // misses of one key share one computation

@@ -8,6 +8,8 @@ import { badData } from '../common/unleash-errors';
 import { EXECUTIVE_HEADERS, GetInsightsQuery } from './get-insights.query';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { InstanceInsightsDoc } from './insights.docs';
+import { AS_OF_PARAMETER } from '@flaglens/contract';
+import { AS_OF_QUERY_DOC, asOfInstant } from '../common/as-of';
 
 /** `YYYY-MM-DD` that is a real calendar day; '' or absent → no bound (the reference's UI sends `from=&to=`). */
 export function parseDay(name: string, v: unknown): string | null {
@@ -36,15 +38,17 @@ export class InsightsController {
   })
   @ApiQuery({ name: 'from', required: false, example: '2026-01-01' })
   @ApiQuery({ name: 'to', required: false, example: '2026-03-31' })
+  @ApiQuery(AS_OF_QUERY_DOC)
   @ApiOkResponse({ type: InstanceInsightsDoc })
   async insights(
     @Query('from') from: unknown,
     @Query('to') to: unknown,
+    @Query(AS_OF_PARAMETER) at: unknown,
     @CurrentUser() userId: number,
     @Res() res: FastifyReply,
   ): Promise<void> {
     const range = { from: parseDay('from', from), to: parseDay('to', to) };
-    const body = await this.queries.execute(new GetInsightsQuery(range, userId));
+    const body = await this.queries.execute(new GetInsightsQuery(range, userId, asOfInstant(at)));
     await sendJson(res, body);
   }
 

@@ -1,17 +1,23 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
 import { rowsVia } from '@flaglens/persistence';
-import { IdentityReadModel, InsightsReadModel } from '@flaglens/projections';
+import { IdentityReadModel, InsightsReadModel, LifecycleReadModel } from '@flaglens/projections';
 import { AuthModule } from '../auth/auth.module';
 import { ProjectionReads } from '../read-db/projection-reads.service';
 import { GetInsightsHandler } from './get-insights.query';
 import { InsightsCache } from './insights.cache';
 import { InsightsController } from './insights.controller';
+import { GetLifecycleInsightsHandler } from './get-lifecycle-insights.query';
+import { LifecycleInsightsCache } from './lifecycle-insights.cache';
+import { LifecycleInsightsController } from './lifecycle-insights.controller';
 
-/** GET /api/admin/insights and the deprecated GET /api/admin/dashboard/executive. */
+/**
+ * GET /api/admin/insights, the deprecated GET /api/admin/dashboard/executive and GET
+ * /api/admin/insights/lifecycle.
+ */
 @Module({
   imports: [AuthModule],
-  controllers: [InsightsController],
+  controllers: [InsightsController, LifecycleInsightsController],
   providers: [
     {
       provide: InsightsReadModel,
@@ -25,6 +31,13 @@ import { InsightsController } from './insights.controller';
     },
     InsightsCache,
     GetInsightsHandler,
+    {
+      provide: LifecycleReadModel,
+      inject: [ProjectionReads],
+      useFactory: (reads: ProjectionReads) => new LifecycleReadModel(rowsVia(reads)),
+    },
+    LifecycleInsightsCache,
+    GetLifecycleInsightsHandler,
   ],
 })
 export class InsightsModule {}

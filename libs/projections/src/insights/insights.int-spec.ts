@@ -1,32 +1,14 @@
 import { interleavedBatches, testEvent } from '@flaglens/testing/test-events';
 import type { FlagEvent } from '@flaglens/contract';
-import { Database, searchPathOption } from '@flaglens/persistence';
-import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
+import { Database } from '@flaglens/persistence';
+import { projectionDatabases } from '@flaglens/testing/support/test-database';
 import { appendEvents } from '../event-log/event-log.projection';
-import { allProjections } from '../registry';
-import { applyProjections } from '../apply-projections';
 import { generateHistory } from '@flaglens/testing/generate-history';
 import { IdentityReadModel } from '../identity/identity.read-model';
 import { InsightsReadModel, type InstanceInsights } from './insights.read-model';
 import { validateInsights } from '@flaglens/testing/insights-shape';
 import { storeInsightsWeeks } from './insights.weeks';
-
-async function applyBatches(ds: Database, batches: FlagEvent[][]): Promise<void> {
-  const c = await ds.connect();
-  try {
-    for (const batch of batches) {
-      await c.query('BEGIN');
-      const stored = await appendEvents(
-        c,
-        batch.map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
-      );
-      await applyProjections(c, stored, allProjections());
-      await c.query('COMMIT');
-    }
-  } finally {
-    c.release();
-  }
-}
+import { feedProjections } from '@flaglens/testing/support/feed-projections';
 
 /** A hand-written history: 2024-12-30 … 2026-01-01 (53 ISO weeks), expectations computed by hand below. */
 let nextId = 1;
@@ -94,31 +76,19 @@ const HAND: FlagEvent[] = [
 const NOW = new Date('2026-01-01T12:00:00.000Z');
 
 describe('instance insights projection and read model (real Postgres)', () => {
-  const dbs: TestDatabase[] = [];
-  const sources: Database[] = [];
-  async function fresh(label: string): Promise<{ ds: Database; model: InsightsReadModel }> {
-    const db = await createTestDatabase(label);
-    const ds = new Database({
-      url: db.url,
-      max: 2,
-      applicationName: 't',
-      options: searchPathOption('flaglens_v1'),
-    });
-    dbs.push(db);
-    sources.push(ds);
+  const dbs = projectionDatabases();
+  async function fresh(label: string) {
+    const { ds } = await dbs.fresh(label);
     const identity = new IdentityReadModel(ds);
     return { ds, model: new InsightsReadModel(ds, (id) => identity.countProjectMembers(id)) };
   }
-  afterAll(async () => {
-    for (const s of sources) await s.end();
-    for (const d of dbs) await d.drop();
-  });
+  afterAll(() => dbs.dropAll());
 
   let hand: InstanceInsights;
   let handModel: InsightsReadModel;
   beforeAll(async () => {
     const { ds, model } = await fresh('ins_hand');
-    await applyBatches(ds, [HAND]);
+    await feedProjections(ds, [HAND]);
     handModel = model;
     hand = await model.report(NOW);
   });
@@ -229,7 +199,7 @@ describe('instance insights projection and read model (real Postgres)', () => {
       ev(at('2025-03-06'), 'feature-archived', { project: 'g', featureName: 'a' }),
       ev(at('2025-03-11'), 'feature-archived', { project: 'g', featureName: 'c' }),
     ];
-    await applyBatches(ds, [events]);
+    await feedProjections(ds, [events]);
     const r = await model.report(new Date('2025-03-20T00:00:00.000Z'));
     const g = r.creationArchiveTrends.filter((x) => x.project === 'g');
     expect(g.map((x) => [x.week, x.createdFlags, x.archivedFlags])).toEqual([
@@ -321,7 +291,7 @@ describe('instance insights projection and read model (real Postgres)', () => {
       end: END,
     });
     const g = await fresh('ins_visibility');
-    await applyBatches(g.ds, [history]);
+    await feedProjections(g.ds, [history]);
     const all = await g.model.report(new Date(END));
     const projects = [...new Set(all.projectFlagTrends.map((x) => x.project))].sort();
     expect(projects.length).toBeGreaterThan(3);
@@ -352,7 +322,7 @@ describe('instance insights projection and read model (real Postgres)', () => {
 
   it('an event dated in year 1000 does not make the report 53,000 weeks long', async () => {
     const { ds } = await fresh('ins_far_past');
-    await applyBatches(ds, [
+    await feedProjections(ds, [
       [...HAND, { ...testEvent(9_999, 'tag-created'), createdAt: '1000-01-01T00:00:00.000Z' }],
     ]);
     const identity = new IdentityReadModel(ds);
@@ -375,14 +345,14 @@ describe('instance insights projection and read model (real Postgres)', () => {
       end: END,
     });
     const a = await fresh('ins_replay_a');
-    await applyBatches(a.ds, [history]);
+    await feedProjections(a.ds, [history]);
     const once = await a.model.report(new Date(END));
     expect(once.flagTrends.length).toBeGreaterThanOrEqual(26);
     expect(validateInsights(once)).toEqual([]);
-    await applyBatches(a.ds, [history, history.slice(100, 900)]);
+    await feedProjections(a.ds, [history, history.slice(100, 900)]);
     expect(await a.model.report(new Date(END))).toEqual(once);
     const b = await fresh('ins_replay_b');
-    await applyBatches(b.ds, interleavedBatches(history, 17, 150));
+    await feedProjections(b.ds, interleavedBatches(history, 17, 150));
     expect(await b.model.report(new Date(END))).toEqual(once);
   });
 
@@ -440,14 +410,14 @@ describe('instance insights projection and read model (real Postgres)', () => {
     }
     const apply = async (events: FlagEvent[]) => {
       extra.push(...events);
-      await applyBatches(db.ds, [events]);
+      await feedProjections(db.ds, [events]);
     };
 
     beforeAll(async () => {
       db = await fresh('ins_stored');
       const identity = new IdentityReadModel(db.ds);
       reference = new InsightsReadModel(db.ds, (x) => identity.countProjectMembers(x), undefined, false);
-      await applyBatches(db.ds, [history]);
+      await feedProjections(db.ds, [history]);
     });
 
     it('stores the closed weeks once; the report is the reference one, with and without hidden projects', async () => {
@@ -565,7 +535,7 @@ describe('instance insights projection and read model (real Postgres)', () => {
       } finally {
         c.release();
       }
-      await applyBatches(b.ds, interleavedBatches([...history, ...extra], 23, 400));
+      await feedProjections(b.ds, interleavedBatches([...history, ...extra], 23, 400));
       await store(b.ds, next);
       const rows = (ds: Database) =>
         ds.query(`SELECT ws::text, project, total, stale, ps FROM insights_project_weeks ORDER BY 1, 2`);

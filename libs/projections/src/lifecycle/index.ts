@@ -1,0 +1,4 @@
+export * from './lifecycle.logic';
+export * from './lifecycle.migration';
+export * from './lifecycle.projection';
+export * from './lifecycle.read-model';

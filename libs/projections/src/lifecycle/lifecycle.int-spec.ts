@@ -1,0 +1,179 @@
+import type { FlagEvent } from '@flaglens/contract';
+import { projectionDatabases, type TestDatabase } from '@flaglens/testing/support/test-database';
+import { generateHistory } from '@flaglens/testing/generate-history';
+import { interleavedBatches, testEvent } from '@flaglens/testing/test-events';
+import { reduceFlagState, type FlagRow } from '../flag-state/flag-state.logic';
+import { reduceEnvironments, type EnvironmentRow } from '../environments/environments.logic';
+import {
+  lifecycleSummary,
+  mergeSightings,
+  reduceLifecycleFlags,
+  sightingsOf,
+  stagesOf,
+  type LifecycleFlagRow,
+  type Sighting,
+} from './lifecycle.logic';
+import { LifecycleReadModel } from './lifecycle.read-model';
+import { feedProjections } from '@flaglens/testing/support/feed-projections';
+
+/** The lifecycle projection on real Postgres, applied as the projector does (one transaction per batch). */
+const TABLES = ['lifecycle_flags', 'lifecycle_sightings'];
+const END = '2026-11-01T00:00:00.000Z';
+
+async function dump(db: TestDatabase): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const t of TABLES) out[t] = await db.query(`SELECT to_jsonb(x)::text AS r FROM ${t} x ORDER BY 1`);
+  return out;
+}
+
+/** The history: generated, plus completions, disables, a retyped environment and reports in development. */
+function lifecycleHistory(): FlagEvent[] {
+  const base = generateHistory({
+    seed: 36,
+    projects: 3,
+    flagsPerProject: 20,
+    events: 1500,
+    weeks: 8,
+    end: END,
+  });
+  let id = base.length;
+  const flags = [...new Set(base.filter((e) => e.type === 'feature-created').map((e) => e.featureName!))];
+  const extra: FlagEvent[] = [];
+  flags.forEach((f, i) => {
+    const project = f.split('.')[0];
+    const when = (h: number) =>
+      new Date(Date.parse(END) - 86_400_000 * (i % 20) + h * 3_600_000).toISOString();
+    if (i % 3 === 0)
+      extra.push(
+        testEvent(++id, 'feature-completed', {
+          featureName: f,
+          project,
+          createdAt: when(1),
+          data: { status: 'kept' },
+        }),
+      );
+    if (i % 6 === 0)
+      extra.push(testEvent(++id, 'feature-uncompleted', { featureName: f, project, createdAt: when(2) }));
+    if (i % 4 === 1)
+      extra.push(
+        testEvent(++id, 'feature-environment-disabled', {
+          featureName: f,
+          project,
+          environment: 'production',
+          createdAt: when(3),
+        }),
+      );
+    if (i % 2 === 0)
+      extra.push(
+        testEvent(++id, 'client-metrics', {
+          createdAt: when(-30),
+          data: {
+            appName: 'dev-app',
+            environment: 'development',
+            bucket: { start: when(-30), stop: when(-29), toggles: { [f]: { yes: 1, no: 1 } } },
+          },
+        }),
+      );
+  });
+  extra.push(
+    testEvent(++id, 'environment-created', {
+      createdAt: END,
+      data: { name: 'staging', type: 'production', sortOrder: 5, enabled: true },
+    }),
+  );
+  return [...base, ...extra].sort((a, b) =>
+    a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0,
+  );
+}
+
+describe('lifecycle projection (real Postgres)', () => {
+  const dbs = projectionDatabases();
+  const history = lifecycleHistory();
+  async function fresh(label: string) {
+    const { db, ds } = await dbs.fresh(label);
+    return { db, ds, model: new LifecycleReadModel(ds) };
+  }
+  afterAll(() => dbs.dropAll());
+
+  const NOW = new Date(END);
+  const answers = async (model: LifecycleReadModel) => ({
+    all: await model.summary(NOW, null),
+    some: await model.summary(NOW, ['sim-project-1', 'sim-project-2']),
+    hidden: await model.summary(NOW, null, ['sim-project-1']),
+    stages: await Promise.all(['sim-project-1.flag-0', 'sim-project-2.flag-3'].map((f) => model.stages(f))),
+  });
+
+  it('replaying the same events twice changes nothing; any interleaving of keys gives the same rows and answers', async () => {
+    const a = await fresh('lc_replay_a');
+    await feedProjections(a.ds, [history]);
+    const once = await dump(a.db);
+    const answerOnce = await answers(a.model);
+    await feedProjections(a.ds, [history]); // the event log stores each id once: projections see nothing new
+    expect(await dump(a.db)).toEqual(once);
+    expect(await answers(a.model)).toEqual(answerOnce);
+    for (const seed of [1, 2]) {
+      const b = await fresh(`lc_interleave_${seed}`);
+      await feedProjections(b.ds, interleavedBatches(history, seed, 200));
+      expect(await dump(b.db)).toEqual(once);
+      expect(await answers(b.model)).toEqual(answerOnce);
+    }
+    // the history exercises every summary stage and the filters
+    const t = answerOnce.all.body.lifecycleTrends;
+    expect(t.develop.totalFlags).toBeGreaterThan(0);
+    expect(t.production.totalFlags).toBeGreaterThan(0);
+    expect(t.cleanup.totalFlags).toBeGreaterThan(0);
+    expect(answerOnce.some.body).not.toEqual(answerOnce.all.body);
+    expect(answerOnce.hidden.body).not.toEqual(answerOnce.all.body);
+  });
+
+  it('agrees with the pure rules applied to the pure reductions of the same events', async () => {
+    const { ds, model } = await fresh('lc_oracle');
+    await feedProjections(ds, interleavedBatches(history, 7, 150));
+    // the oracle: every reduction over the whole history, in order
+    const flagState = new Map<string, FlagRow>();
+    for (const r of reduceFlagState(new Map(), history).rows) flagState.set(r.name, r);
+    const lifecycle = new Map<string, LifecycleFlagRow>();
+    for (const r of reduceLifecycleFlags(new Map(), history).rows) lifecycle.set(r.name, r);
+    const seen = new Map<string, Sighting>();
+    mergeSightings(seen, sightingsOf(history));
+    const envs = new Map<string, EnvironmentRow>(
+      ['default', 'development', 'production'].map((name) => [
+        name,
+        {
+          name,
+          type: name === 'default' ? 'production' : name,
+          sortOrder: 0,
+          enabled: true,
+          deleted: false,
+          createdAt: null,
+        },
+      ]),
+    );
+    for (const r of reduceEnvironments(envs, history).rows) envs.set(r.name, r);
+    const types = new Map([...envs.values()].filter((e) => !e.deleted).map((e) => [e.name, e.type]));
+    const existing = [...flagState.values()]
+      .filter((f) => !f.deleted)
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
+    const stagesOfFlag = (name: string) =>
+      stagesOf(
+        lifecycle.get(name)!,
+        [...seen.values()].filter((s) => s.featureName === name),
+        types,
+      );
+    for (const f of existing)
+      expect([f.name, await model.stages(f.name)]).toEqual([f.name, stagesOfFlag(f.name)]);
+    expect(await model.stages('no-such-flag')).toBeNull();
+    for (const projects of [null, ['sim-project-2']]) {
+      const expected = lifecycleSummary(
+        existing
+          .filter((f) => projects === null || projects.includes(f.project))
+          .map((f) => ({ type: f.type, archived: f.archivedAt !== null, stages: stagesOfFlag(f.name) })),
+        NOW,
+      );
+      expect(await model.summary(NOW, projects)).toEqual(expected);
+    }
+    // some flags went live, some were reported in development only
+    const current = existing.map((f) => stagesOfFlag(f.name).at(-1)!.stage);
+    expect(current).toEqual(expect.arrayContaining(['live', 'pre-live', 'completed', 'initial', 'archived']));
+  });
+});

@@ -1,0 +1,82 @@
+import type { PoolClient } from 'pg';
+import type { FlagEvent } from '@flaglens/contract';
+import type { Projection, ProjectionContext, SourcedEvent } from '../projection';
+import { updateKeyedRows, type KeyedTable } from '../keyed-rows';
+import {
+  LIFECYCLE_FLAG_TYPES,
+  reduceLifecycleFlags,
+  sightingsOf,
+  type LifecycleFlagRow,
+} from './lifecycle.logic';
+
+export const LIFECYCLE_FLAGS_TABLE: KeyedTable<LifecycleFlagRow> = {
+  table: 'lifecycle_flags',
+  columns: [
+    { field: 'name', column: 'name', type: 'text' },
+    { field: 'startedAt', column: 'started_at', type: 'timestamptz' },
+    { field: 'completedAt', column: 'completed_at', type: 'timestamptz' },
+    { field: 'completedStatus', column: 'completed_status', type: 'text' },
+    { field: 'archivedAt', column: 'archived_at', type: 'timestamptz' },
+    { field: 'deleted', column: 'deleted', type: 'boolean' },
+    { field: 'enables', column: 'enables', type: 'json' },
+  ],
+};
+
+/**
+ * Each flag's lifecycle facts (`lifecycle_flags`, from its own events) and its SDK sightings
+ * (`lifecycle_sightings`, from `client-metrics`, keyed `instance`): the stages are derived from both, with
+ * the environments' current types, when read (`lifecycle.read-model.ts`), so the rows do not depend on how
+ * the flag's events and the reports interleave.
+ */
+export class LifecycleProjection implements Projection {
+  readonly name = 'lifecycle';
+  readonly writes = ['lifecycle_flags', 'lifecycle_sightings'];
+  readonly scope = 'flags';
+
+  handles(type: string): boolean {
+    return type === 'client-metrics' || LIFECYCLE_FLAG_TYPES.has(type);
+  }
+
+  /** The flag of a flag event; the flags a report names. */
+  keysOf(e: FlagEvent): readonly string[] {
+    if (e.type === 'client-metrics')
+      return [...new Set([...sightingsOf([e]).values()].map((s) => s.featureName))];
+    return e.featureName ? [e.featureName] : [];
+  }
+
+  async apply(client: PoolClient, sourced: SourcedEvent[], _context: ProjectionContext): Promise<void> {
+    const events = sourced.map((s) => s.event);
+    const flagEvents = events.filter((e) => e.featureName && LIFECYCLE_FLAG_TYPES.has(e.type));
+    if (flagEvents.length > 0) {
+      const names = [...new Set(flagEvents.map((e) => e.featureName!))];
+      await updateKeyedRows(client, LIFECYCLE_FLAGS_TABLE, names, (current) =>
+        reduceLifecycleFlags(current, flagEvents),
+      );
+    }
+    const seen = [...sightingsOf(events.filter((e) => e.type === 'client-metrics')).values()].sort((a, b) =>
+      a.featureName < b.featureName
+        ? -1
+        : a.featureName > b.featureName
+          ? 1
+          : a.environment < b.environment
+            ? -1
+            : a.environment > b.environment
+              ? 1
+              : 0,
+    );
+    if (seen.length === 0) return;
+    // in key order, so concurrent batches lock shared rows in one order
+    await client.query(
+      `INSERT INTO lifecycle_sightings AS t (feature_name, environment, first_at, last_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[])
+       ON CONFLICT (feature_name, environment) DO UPDATE
+         SET first_at = LEAST(t.first_at, EXCLUDED.first_at), last_at = GREATEST(t.last_at, EXCLUDED.last_at)`,
+      [
+        seen.map((s) => s.featureName),
+        seen.map((s) => s.environment),
+        seen.map((s) => s.first),
+        seen.map((s) => s.last),
+      ],
+    );
+  }
+}

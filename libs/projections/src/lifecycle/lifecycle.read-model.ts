@@ -1,0 +1,115 @@
+import type { RowQueryable } from '@flaglens/persistence';
+import { isoText } from '../keyed-rows';
+import {
+  currentStage,
+  lifecycleSummary,
+  stagesOf,
+  type LifecycleFlagRow,
+  type LifecycleSummary,
+  type Sighting,
+  type StageEntry,
+  type SummaryFlag,
+} from './lifecycle.logic';
+import type { Reads } from '../change-feed';
+
+/**
+ * What a lifecycle summary reads (FLAGS_SQL, ENVIRONMENTS_SQL), by no one key (a summary spans projects): a
+ * batch writing any of these drops every summary kept (change-feed.ts).
+ */
+export const LIFECYCLE_READS: Reads = {
+  tables: ['flag_state', 'lifecycle_flags', 'lifecycle_sightings', 'environments'],
+};
+
+/**
+ * Every flag that exists (archived ones too) with its type, its lifecycle row and its sightings, in the
+ * projects `$1` (null: every project) and not in the hidden projects `$2`; `$3` one flag's name, or null.
+ */
+const FLAGS_SQL = `
+SELECT f.name, f.type, f.archived_at IS NOT NULL AS archived,
+       ${isoText('l.started_at')} AS "startedAt", ${isoText('l.completed_at')} AS "completedAt",
+       l.completed_status AS "completedStatus", ${isoText('l.archived_at')} AS "archivedAt",
+       l.enables::text AS enables,
+       (SELECT coalesce(json_agg(json_build_array(s.environment, ${isoText('s.first_at')}, ${isoText('s.last_at')})
+                                 ORDER BY s.environment), '[]')::text
+          FROM lifecycle_sightings s WHERE s.feature_name = f.name) AS sightings
+  FROM flag_state f JOIN lifecycle_flags l ON l.name = f.name AND NOT l.deleted
+ WHERE NOT f.deleted AND ($1::text[] IS NULL OR f.project = ANY($1::text[]))
+   AND NOT (f.project = ANY($2::text[])) AND ($3::text IS NULL OR f.name = $3::text)
+ ORDER BY f.name`;
+
+const ENVIRONMENTS_SQL = `SELECT name, type FROM environments WHERE NOT deleted`;
+
+interface FlagRowOut {
+  name: string;
+  type: string;
+  archived: boolean;
+  startedAt: string;
+  completedAt: string | null;
+  completedStatus: string | null;
+  archivedAt: string | null;
+  enables: string;
+  sightings: string;
+}
+
+/** The flags' lifecycle stages, derived when read (lifecycle.logic.ts `stagesOf`), and their summary. */
+export class LifecycleReadModel {
+  constructor(private readonly db: RowQueryable) {}
+
+  private async flags(
+    projects: readonly string[] | null,
+    hidden: readonly string[],
+    name: string | null,
+  ): Promise<(SummaryFlag & { name: string })[]> {
+    const [rows, envs] = await Promise.all([
+      this.db.query<FlagRowOut>(FLAGS_SQL, [projects === null ? null : [...projects], [...hidden], name]),
+      this.db.query<{ name: string; type: string }>(ENVIRONMENTS_SQL),
+    ]);
+    const types = new Map(envs.map((e) => [e.name, e.type]));
+    return rows.map((r) => {
+      const row: LifecycleFlagRow = {
+        name: r.name,
+        startedAt: r.startedAt,
+        completedAt: r.completedAt,
+        completedStatus: r.completedStatus,
+        archivedAt: r.archivedAt,
+        deleted: false,
+        enables: JSON.parse(r.enables) as LifecycleFlagRow['enables'],
+      };
+      const sightings: Sighting[] = (JSON.parse(r.sightings) as [string, string, string][]).map(
+        ([environment, first, last]) => ({ featureName: r.name, environment, first, last }),
+      );
+      return { name: r.name, type: r.type, archived: r.archived, stages: stagesOf(row, sightings, types) };
+    });
+  }
+
+  /**
+   * `GET /api/admin/insights/lifecycle`: the summary as of `now` of the flags in `projects` (null: every
+   * project) the caller may see, and until when it holds (epoch ms; null: until the flags change).
+   */
+  async summary(
+    now: Date,
+    projects: readonly string[] | null,
+    hidden: readonly string[] = [],
+  ): Promise<{ body: LifecycleSummary; validUntil: number | null }> {
+    return lifecycleSummary(await this.flags(projects, hidden, null), now);
+  }
+
+  /**
+   * How many existing flags (archived ones too) are in each stage now, by the stage entered last: Unleash's
+   * `GET /api/admin/lifecycle/count` (its keys, `pre-live` as `preLive`); the conformance run compares them.
+   */
+  async stageCounts(): Promise<Record<'initial' | 'preLive' | 'live' | 'completed' | 'archived', number>> {
+    const out = { initial: 0, preLive: 0, live: 0, completed: 0, archived: 0 };
+    for (const f of await this.flags(null, [], null)) {
+      const stage = currentStage(f.stages).stage;
+      out[stage === 'pre-live' ? 'preLive' : stage]++;
+    }
+    return out;
+  }
+
+  /** One existing flag's stages, oldest first (as Unleash's `GET …/features/{feature}/lifecycle`); none: null. */
+  async stages(name: string): Promise<StageEntry[] | null> {
+    const [flag] = await this.flags(null, [], name);
+    return flag ? [...flag.stages] : null;
+  }
+}
