@@ -19,6 +19,9 @@ const OPERATIONS: Record<string, string> = {
   '/api/admin/projects/{projectId}/overview': 'getProjectOverview',
   '/api/admin/dashboard/executive': 'getExecutiveDashboard',
   '/api/admin/insights': 'getInstanceInsights',
+  '/api/admin/insights/lifecycle': 'getLifecycleTrends',
+  '/api/admin/search/events': 'searchEvents',
+  '/api/admin/event-creators': 'getEventCreators',
 };
 
 /** Swagger UI at /docs and its assets, served by @fastify/static (the running api, on this Node). */

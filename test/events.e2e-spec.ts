@@ -24,7 +24,10 @@ interface Captured {
 
 const load = (file: string): Captured => JSON.parse(readFileSync(file, 'utf8'));
 
-/** DESIGN.md: newest first by createdAt, then id (the reference has no tie-breaker). */
+/**
+ * Newest first by createdAt, then id; the reference has no tie-breaker
+ * (docs/design.md#where-flaglens-differs-on-purpose).
+ */
 const byDesignOrder = (a: { id: number; createdAt: string }, b: { id: number; createdAt: string }) =>
   a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id;
 
@@ -133,6 +136,73 @@ describe('GET /api/admin/events/{featureName} (running apps, real Kafka and Post
     expect(body.name).toBe('BadDataError');
     expect(body.details).toEqual([{ message: body.message }]);
     expect(res.text).not.toMatch(/stack|node_modules|at /);
+  });
+
+  describe('as of an instant (at=, docs/design.md "Reads as of an instant")', () => {
+    // 00:00:10Z: big.flag's events i = 0..32 (createdAt base + floor(i / 3) s), written with an offset
+    const AT = encodeURIComponent('2026-01-01T01:00:10+01:00');
+    type SearchBody = { events: { id: number; createdAt: string }[]; total: number };
+
+    it('refuses a malformed instant on both routes with 400 BadDataError', async () => {
+      // even where the answer of now is cached
+      for (let i = 0; i < 3; i++) await apiGet(port, '/api/admin/events/big.flag', auth);
+      for (const path of [
+        '/api/admin/events/big.flag?at=yesterday',
+        '/api/admin/events/no.such.flag?at=2026-01-01',
+        // an unencoded + is a space in a query string
+        '/api/admin/events/big.flag?at=2026-01-01T01:00:10+01:00',
+        '/api/admin/search/events?at=2026-13-01T00:00:00Z',
+        '/api/admin/search/events?at=1&at=2',
+      ]) {
+        const res = await apiGet(port, path, auth);
+        expect(res.status).toBe(400);
+        const body = res.json() as { name: string; details: { message: string; path: string }[] };
+        expect(body.name).toBe('BadDataError');
+        expect(body.details).toEqual([
+          { message: expect.stringMatching(/^The `\/query\/at` property must/), path: '/query/at' },
+        ]);
+      }
+    });
+
+    it("answers a flag's events up to the instant, never the cached answer of now; a late event shows", async () => {
+      const path = '/api/admin/events/big.flag';
+      for (let i = 0; i < 3; i++) await apiGet(port, path, auth); // the answer of now, cached
+      const now = (await apiGet(port, path, auth)).json() as Captured['body'];
+      const res = await apiGet(port, `${path}?at=${AT}`, auth);
+      expect(res.status).toBe(200);
+      const then = res.json() as Captured['body'];
+      expect(then.events.map((e) => e.id)).toEqual(Array.from({ length: 33 }, (_, i) => 1032 - i));
+      expect(then).toEqual({
+        ...now,
+        events: now.events.filter((e) => e.createdAt <= '2026-01-01T00:00:10.000Z'),
+        totalEvents: 33,
+      });
+      // before the first event: as an unknown flag answers
+      const before = (await apiGet(port, `${path}?at=2025-12-31T23:59:59.999Z`, auth)).json();
+      expect(before).toEqual({ version: 1, toggleName: 'big.flag', events: [], totalEvents: 0 });
+
+      // a late event: a high id with an old createdAt (as Unleash 7's amend rows): the past answer changes
+      await produce(kafka, topic, [toMessage(flagEvent(6000, 'big.flag', 15))]); // createdAt 00:00:15Z
+      await produce(kafka, topic, [toMessage(flagEvent(6001, 'big.flag', 5))]); // createdAt 00:00:05Z
+      const late = await waitFor('the late event in the past answer', async () => {
+        const b = (await apiGet(port, `${path}?at=${AT}`, auth)).json() as Captured['body'];
+        return b.totalEvents === 34 ? b : null;
+      });
+      // newest first, the id breaking the tie with i = 15..17 (00:00:05Z)
+      expect(late!.events.map((e) => e.id).slice(15, 19)).toEqual([6001, 1017, 1016, 1015]);
+      expect(late!.events.map((e) => e.id)).not.toContain(6000);
+    });
+
+    it('searches the events created up to the instant, counted the same way', async () => {
+      const q = '/api/admin/search/events?feature=IS:big.flag&limit=1000';
+      const now = (await apiGet(port, q, auth)).json() as SearchBody;
+      const res = await apiGet(port, `${q}&at=${AT}`, auth);
+      expect(res.status).toBe(200);
+      const then = res.json() as SearchBody;
+      const expected = now.events.filter((e) => e.createdAt <= '2026-01-01T00:00:10.000Z');
+      expect(then).toEqual({ events: expected, total: expected.length });
+      expect(then.total).toBe(34); // 33, and the late event 6001
+    });
   });
 
   it('serves the published event contract and the OpenAPI document', async () => {

@@ -253,6 +253,7 @@ describe('HTTP fuzzing of the admin endpoints (running apps)', () => {
     '/api/admin/insights?from={x}',
     '/api/admin/insights?to=2026-11-22&from={x}',
     '/api/admin/dashboard/executive?x={x}',
+    '/api/admin/insights/lifecycle?projects={x}',
     '/api/admin/{x}',
     '/api/admin/events/{x}/{x}',
     '/{x}',

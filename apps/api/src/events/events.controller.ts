@@ -1,13 +1,16 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { AS_OF_PARAMETER } from '@flaglens/contract';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { Readable } from 'node:stream';
 import { ApiAdminOperation } from '../common/api-docs';
 import { sendJson, sendJsonStream } from '../common/json-body';
+import { AS_OF_QUERY_DOC, asOfInstant } from '../common/as-of';
 import { FeatureEventsResponseDoc } from './events.docs';
 import { GetFlagEventsQuery, GetLatestEventsQuery } from './get-flag-events.query';
+import { ProjectEventsQuery, searchRefused } from './search-events.query';
 
 @ApiTags('Events')
 @Controller('api/admin/events')
@@ -25,13 +28,15 @@ export class EventsController {
       'the caller may not see are left out. An unknown flag gives an empty list.',
   })
   @ApiParam({ name: 'featureName', type: String, description: 'exact, case-sensitive' })
+  @ApiQuery(AS_OF_QUERY_DOC)
   @ApiOkResponse({ type: FeatureEventsResponseDoc })
   async flagEvents(
     @Param('featureName') featureName: string,
     @CurrentUser() userId: number,
+    @Query(AS_OF_PARAMETER) at: unknown,
     @Res() res: FastifyReply,
   ): Promise<void> {
-    const body = await this.queries.execute(new GetFlagEventsQuery(featureName, userId));
+    const body = await this.queries.execute(new GetFlagEventsQuery(featureName, userId, asOfInstant(at)));
     if (body instanceof Readable) sendJsonStream(res, body);
     else await sendJson(res, body);
   }
@@ -40,14 +45,27 @@ export class EventsController {
   @ApiAdminOperation({
     operationId: 'getEvents',
     etag: true,
-    summary: 'The newest 100 events of the whole instance',
+    summary: 'The newest 100 events of the whole instance, or the newest 50 of a project',
     description:
       'As the reference system: the 100 most recent events of every flag and project, newest first; ' +
-      'events of private projects the caller may not see are left out, and totalEvents counts what the caller may see.',
+      'events of private projects the caller may not see are left out, and totalEvents counts what the caller may see. ' +
+      'With `project` (Unleash 8.2.0): the newest 50 events of that project (a comma separates several), and how many it has.',
   })
+  @ApiQuery({ name: 'project', required: false, type: String })
   @ApiOkResponse({ type: FeatureEventsResponseDoc })
-  async latest(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
-    const body = await this.queries.execute(new GetLatestEventsQuery(userId));
+  async latest(
+    @CurrentUser() userId: number,
+    @Query('project') project: unknown,
+    @Res() res: FastifyReply,
+  ): Promise<void> {
+    if (project !== undefined && typeof project !== 'string')
+      throw searchRefused(
+        `The \`/query/project\` property must be string. You sent ${JSON.stringify(project)}.`,
+        '/query/project',
+      );
+    const body = await this.queries.execute(
+      project ? new ProjectEventsQuery(project, userId) : new GetLatestEventsQuery(userId),
+    );
     await sendJson(res, body);
   }
 }

@@ -33,3 +33,22 @@ export class FeatureEventsResponseDoc {
   @ApiProperty({ type: [FeatureEventDoc] }) events: FeatureEventDoc[];
   @ApiPropertyOptional({ type: 'integer' }) totalEvents: number;
 }
+
+export class SearchedEventDoc extends FeatureEventDoc {
+  @ApiPropertyOptional({ type: String }) groupType?: string;
+  @ApiPropertyOptional({ type: String }) groupId?: string;
+  @ApiProperty({ description: "The event type's label, as the reference's event log shows it" })
+  label: string;
+  @ApiProperty({ description: 'What happened, in markdown, with links to the Unleash flaglens follows' })
+  summary: string;
+}
+
+export class EventSearchResponseDoc {
+  @ApiProperty({ type: [SearchedEventDoc] }) events: SearchedEventDoc[];
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'How many events match' }) total: number;
+}
+
+export class EventCreatorDoc {
+  @ApiProperty({ type: 'integer' }) id: number;
+  @ApiProperty() name: string;
+}

@@ -3,13 +3,23 @@ import { EventLogReadModel } from '@flaglens/projections';
 import { AuthModule } from '../auth/auth.module';
 import { ProjectionReads } from '../read-db/projection-reads.service';
 import { EventsController } from './events.controller';
+import { EventSearchController } from './event-search.controller';
+import {
+  EventCreatorsHandler,
+  EventSearchCache,
+  ProjectEventsHandler,
+  SearchEventsHandler,
+} from './search-events.query';
 import { FlagEventLists, FlagEventsCache } from './flag-event-lists';
 import { GetFlagEventsHandler, GetLatestEventsHandler } from './get-flag-events.query';
 
-/** GET /api/admin/events/{featureName} and GET /api/admin/events. */
+/**
+ * GET /api/admin/events/{featureName}, GET /api/admin/events (?project=), GET /api/admin/search/events and
+ * GET /api/admin/event-creators.
+ */
 @Module({
   imports: [AuthModule],
-  controllers: [EventsController],
+  controllers: [EventsController, EventSearchController],
   providers: [
     {
       provide: EventLogReadModel,
@@ -20,6 +30,10 @@ import { GetFlagEventsHandler, GetLatestEventsHandler } from './get-flag-events.
     FlagEventLists,
     GetFlagEventsHandler,
     GetLatestEventsHandler,
+    EventSearchCache,
+    SearchEventsHandler,
+    EventCreatorsHandler,
+    ProjectEventsHandler,
   ],
 })
 export class EventsModule {}

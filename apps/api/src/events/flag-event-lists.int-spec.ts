@@ -168,6 +168,54 @@ describe('FlagEventLists (real Postgres)', () => {
     expect((JSON.parse(bodies[0]) as { totalEvents: number }).totalEvents).toBe(EVENTS);
   });
 
+  it('answers a list as of an instant, streamed when long, never from nor into the cache', async () => {
+    // a cache in use (its change feed listened to), so that what is kept shows
+    const config = loadConfig({ DATABASE_URL: db.url });
+    const listener = new ChangeListener(config);
+    await listener.onModuleInit();
+    const reads = { pool: () => pool, schema: undefined } as unknown as ProjectionReads;
+    const cache = new FlagEventsCache(config, listener, reads);
+    const cached = new FlagEventLists(events, reads, cache);
+    try {
+      expect(cache.usable).toBe(true);
+      // the answer of now, kept
+      const now = await text(await cached.open('short', 'short', [], true));
+      expect(cache.get('short')).toBeDefined();
+      // testEvent: event i is created at 2026-01-01 + i s
+      const at = new Date(Date.UTC(2026, 0, 1) + 8_000 * 1000).toISOString();
+      const key = `long\u0000at\u0000${at}`;
+      const body = await cached.open(key, 'long', [], false, at);
+      expect(body).toBeInstanceOf(Readable);
+      const expected = await events.eventsOfFlag('long', [], at);
+      expect(expected.total).toBe(8_000);
+      expect(await text(body)).toBe(
+        `{"version":1,"toggleName":"long","events":[${expected.eventsJson}],"totalEvents":8000}`,
+      );
+      // short as of an instant: whole; before the first event: empty (asked as cacheable: still not kept)
+      const early = `long\u0000at\u00002026-01-01T00:00:10.000Z`;
+      expect(
+        JSON.parse(await text(await cached.open(early, 'long', [], true, '2026-01-01T00:00:10.000Z'))),
+      ).toMatchObject({
+        totalEvents: 10,
+      });
+      const before = `short\u0000at\u00002025-12-31T00:00:00.000Z`;
+      expect(
+        JSON.parse(await text(await cached.open(before, 'short', [], true, '2025-12-31T00:00:00.000Z'))),
+      ).toEqual({
+        version: 1,
+        toggleName: 'short',
+        events: [],
+        totalEvents: 0,
+      });
+      // none of these was kept (the streamed list's bytes settle after it ends); the answer of now is the same
+      await new Promise((r) => setTimeout(r, 200));
+      for (const k of [key, early, before]) expect(cache.get(k)).toBeUndefined();
+      expect(await text(await cached.open('short', 'short', [], true))).toBe(now);
+    } finally {
+      await listener.onModuleDestroy();
+    }
+  });
+
   it('leaves out the events naming a hidden project, moves out of it included', async () => {
     const body = JSON.parse(await text(await lists.open('long\u0000h', 'long', ['vault'], false))) as {
       events: { project: string; type: string }[];

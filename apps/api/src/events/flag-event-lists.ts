@@ -3,7 +3,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import DataLoader from 'dataloader';
-import { EventLogReadModel, wireEvents } from '@flaglens/projections';
+import { EventLogReadModel, FLAG_EVENTS_READS, wireEvents } from '@flaglens/projections';
 import { AppConfig } from '@flaglens/config';
 import { jsonBody, type JsonBody } from '../common/json-body';
 import { ChangeDroppedCache } from '../read-db/change-dropped.cache';
@@ -59,7 +59,7 @@ export class FlagEventsCache extends ChangeDroppedCache<JsonBody | Broadcast> {
     super(changes, reads, {
       maxBytes: config.API_CACHE_MB * 1024 * 1024,
       sizeOf: (b) => (b instanceof Broadcast ? 0 : b.bytes.length),
-      dropped: (c) => (c.flags === '*' ? 'all' : c.flags),
+      reads: FLAG_EVENTS_READS,
     });
   }
 }
@@ -101,23 +101,25 @@ export class FlagEventLists {
   /**
    * The list of `featureName` without events naming a `hidden` project: a body (cached or read whole), or a
    * stream of it. `key` identifies the list and the caller's visibility set; `cacheable` whether it may be kept
-   * (the cache holds full lists only).
+   * (the cache holds full lists only); `at`: the list as of that instant (never cacheable).
    */
   async open(
     key: string,
     featureName: string,
     hidden: string[],
     cacheable: boolean,
+    at: string | null = null,
   ): Promise<JsonBody | Readable> {
     const joined = this.streaming.get(key)?.join();
     if (joined) return joined;
+    const keep = cacheable && at === null;
     const outcome = await this.cache.getOrLoad(key, async () => {
-      const read = await this.read(key, featureName, hidden, cacheable);
-      return { value: read, keep: cacheable && !(read instanceof Broadcast) };
+      const read = await this.read(key, featureName, hidden, keep, at);
+      return { value: read, keep: keep && !(read instanceof Broadcast) };
     });
     if (!(outcome instanceof Broadcast)) return outcome;
     // a long list: join its broadcast, or (if it went too far to join) start another read
-    return outcome.join() ?? this.open(key, featureName, hidden, cacheable);
+    return outcome.join() ?? this.open(key, featureName, hidden, cacheable, at);
   }
 
   private async read(
@@ -125,14 +127,15 @@ export class FlagEventLists {
     featureName: string,
     hidden: string[],
     cacheable: boolean,
+    at: string | null,
   ): Promise<JsonBody | Broadcast> {
     const token = this.cache.begin();
     // most lists fit: one named statement (planned once per connection) answers them; a longer list is read
     // again, as a stream, by a cursor in a snapshot of its own
     const whole =
-      hidden.length === 0
+      hidden.length === 0 && at === null
         ? await this.wholeLists.load(featureName)
-        : await this.events.storedEventsOfFlag(featureName, hidden, WHOLE_LIST_EVENTS);
+        : await this.events.storedEventsOfFlag(featureName, hidden, WHOLE_LIST_EVENTS, at);
     if (whole) {
       let json = '';
       for await (const part of rendered(whole, true)) json += part;
@@ -142,7 +145,7 @@ export class FlagEventLists {
     let cursor: Awaited<ReturnType<EventLogReadModel['openEventsOfFlag']>>;
     let first: string[];
     try {
-      cursor = await this.events.openEventsOfFlag(client, featureName, hidden);
+      cursor = await this.events.openEventsOfFlag(client, featureName, hidden, at);
       try {
         first = await cursor.next(WHOLE_LIST_EVENTS + 1);
       } catch (e) {

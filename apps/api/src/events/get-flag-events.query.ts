@@ -2,6 +2,7 @@ import type { OnModuleInit } from '@nestjs/common';
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { CachedReads } from '../auth/cached-reads';
+import { AS_OF_PARAMETER } from '@flaglens/contract';
 import { EventLogReadModel } from '@flaglens/projections';
 import { jsonBody, type JsonBody } from '../common/json-body';
 import { Readable } from 'node:stream';
@@ -15,6 +16,8 @@ export class GetFlagEventsQuery extends Query<JsonBody | Readable> {
     readonly featureName: string,
     /** the caller: events naming private projects they may not see are left out */
     readonly userId: number,
+    /** as of this instant (`parseAsOf`'s normal form), else null: now */
+    readonly at: string | null = null,
   ) {
     super();
   }
@@ -56,17 +59,32 @@ export class GetFlagEventsHandler
     );
   }
 
-  async execute({ featureName, userId }: GetFlagEventsQuery): Promise<JsonBody | Readable> {
+  async execute({ featureName, userId, at }: GetFlagEventsQuery): Promise<JsonBody | Readable> {
     // a name no stored flag can have: the reference's answer for an unknown flag, at once
     if (!couldBeStoredName(featureName)) return flagEventsBody(featureName, '', 0);
-    return this.list(featureName, await this.visibility.hiddenProjects(userId));
+    const hidden = await this.visibility.hiddenProjects(userId);
+    if (at !== null)
+      // as of an instant: never from the cache, nor kept in it (docs/design.md, "Reads as of an instant")
+      return this.lists.open(
+        `${listKey(featureName, hidden)}\u0000at\u0000${at}`,
+        featureName,
+        hidden,
+        false,
+        at,
+      );
+    return this.list(featureName, hidden);
   }
 
-  /** The flag a request asks for and the projects hidden from its caller, when both are at hand (no database). */
+  /**
+   * The flag a request asks for and the projects hidden from its caller, when both are at hand (no database).
+   * A request with `at` (any value, a malformed one too) is not: it takes the full path, which parses it and
+   * answers it without the cache (docs/design.md, "Reads as of an instant").
+   */
   private cachedAsk(
     req: FastifyRequest,
     userId: number,
   ): { featureName: string; hidden: string[] } | undefined {
+    if ((req.query as Record<string, unknown> | undefined)?.[AS_OF_PARAMETER] !== undefined) return undefined;
     const featureName = (req.params as { featureName?: unknown }).featureName;
     if (typeof featureName !== 'string' || !couldBeStoredName(featureName)) return undefined;
     const hidden = this.visibility.cachedHiddenProjects(userId);
