@@ -1,14 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { installPeer, startPeer, type Peer } from '../../conformance/unleash-peer';
 import { spawnCli, type CliProcess } from '@flaglens/testing/support/cli';
 import { freePort } from '@flaglens/testing/support/http';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
+import { startShippedNginx, type ShippedNginx } from '@flaglens/testing/support/shipped-nginx';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 
 const ROOT = join(__dirname, '..', '..');
-const SHIPPED = join(ROOT, 'deploy', 'nginx');
 const RUN = join(ROOT, '.run', 'test-nginx');
 
 /**
@@ -20,15 +18,10 @@ describe('nginx in front of Unleash and flaglens (deploy/nginx)', () => {
   let peer: Peer;
   let stack: Stack;
   let connector: CliProcess;
-  let nginx: ChildProcess;
+  let nginx: ShippedNginx;
   let proxy: string;
-  const nginxOutput: string[] = [];
 
   beforeAll(async () => {
-    if (spawnSync('sh', ['-c', 'command -v nginx']).status !== 0)
-      throw new Error(
-        'nginx is not installed: apt-get install nginx (npm run deploy:check installs it as root)',
-      );
     installPeer(() => undefined);
     peer = await startPeer(await freePort());
     // authentication off (every caller is the admin): the users of this Unleash need not be known to flaglens
@@ -38,39 +31,16 @@ describe('nginx in front of Unleash and flaglens (deploy/nginx)', () => {
       ['source', 'unleash'],
     );
     // the shipped files, with the upstreams and the port of this test (nothing else changed)
-    rmSync(RUN, { recursive: true, force: true });
-    mkdirSync(RUN, { recursive: true });
-    const port = await freePort();
-    proxy = `http://127.0.0.1:${port}`;
-    writeFileSync(join(RUN, 'flaglens-routes.conf'), readFileSync(join(SHIPPED, 'flaglens-routes.conf')));
-    const conf = readFileSync(join(SHIPPED, 'nginx.conf'), 'utf8')
-      .replace('server flaglens-api:4242;', `server 127.0.0.1:${stack.port};`)
-      .replace('server unleash:4242;', `server 127.0.0.1:${peer.port};`)
-      .replace('listen 8080;', `listen 127.0.0.1:${port};`)
-      .replace('worker_processes auto;', 'worker_processes 1;');
-    writeFileSync(join(RUN, 'nginx.conf'), conf);
-    nginx = spawn(
-      'nginx',
-      ['-p', RUN, '-c', join(RUN, 'nginx.conf'), '-g', `daemon off; pid ${RUN}/nginx.pid; error_log stderr;`],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    nginx.stderr!.on('data', (d: Buffer) => nginxOutput.push(d.toString()));
-    await waitFor('nginx up', async () => (await fetch(`${proxy}/health`).catch(() => null)) !== null, {
-      timeoutMs: 20000,
-    });
+    nginx = await startShippedNginx(RUN, { flaglens: stack.port, unleash: peer.port });
+    proxy = nginx.url;
   });
 
   afterAll(async () => {
-    if (nginx && nginx.exitCode === null) {
-      const exited = new Promise((r) => nginx.once('exit', r));
-      nginx.kill('SIGQUIT');
-      await exited;
-    }
+    await nginx?.stop();
     connector?.child.kill('SIGTERM');
     await connector?.exited;
     await stack?.stop();
     await peer?.stop();
-    rmSync(RUN, { recursive: true, force: true });
   });
 
   it('a write goes to Unleash, a read to flaglens, and the write shows in the read (through the connector)', async () => {
@@ -116,6 +86,12 @@ describe('nginx in front of Unleash and flaglens (deploy/nginx)', () => {
     ['GET', '/api/admin/projects/default/overview', 'flaglens'],
     ['GET', '/api/admin/dashboard/executive', 'flaglens'],
     ['GET', '/api/admin/insights', 'flaglens'],
+    ['GET', '/api/admin/insights/lifecycle?projects=', 'flaglens'],
+    ['GET', '/api/admin/search/events?type=IS:feature-created', 'flaglens'],
+    ['HEAD', '/api/admin/event-creators', 'flaglens'],
+    ['GET', '/api/admin/search/features', 'unleash'],
+    ['GET', '/api/admin/insights/other', 'unleash'],
+    ['POST', '/api/admin/search/events', 'unleash'],
     ['GET', '/api/admin/events', 'unleash'],
     ['GET', '/api/admin/projects/default', 'unleash'],
     ['GET', '/api/admin/projects/default/overview/extra', 'unleash'],

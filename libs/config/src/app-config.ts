@@ -137,16 +137,31 @@ export class AppConfig {
   @Matches(POSTGRES_URL, { message: 'must be a postgres:// URL' })
   UNLEASH_DATABASE_URL?: string;
 
-  /** Unleash's base URL for `source unleash` without database access (with UNLEASH_API_TOKEN). */
+  /**
+   * Unleash's base URL: for `source unleash` without database access (with UNLEASH_API_TOKEN), and for the api,
+   * which then accepts the credentials that Unleash issued by asking it (docs/deviations.md, "Authentication").
+   */
   @IsOptional()
   @Matches(/^https?:\/\/\S+$/, { message: 'must be an http(s):// URL' })
   UNLEASH_API_URL?: string;
+
+  /**
+   * The Unleash the event search's summaries link to (its `server.unleashUrl`); unset: UNLEASH_API_URL, else
+   * Unleash's default `http://localhost:4242` (`unleashUrl()`).
+   */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'must be an http(s):// URL' })
+  UNLEASH_URL?: string;
 
   /** An admin API token of that Unleash (never logged). */
   @IsOptional()
   @IsString()
   @Matches(/^\S+$/, { message: 'must not contain spaces' })
   UNLEASH_API_TOKEN?: string;
+
+  /** The name of that Unleash's session cookie (its `session.cookieName` option), checked with UNLEASH_API_URL. */
+  @Matches(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, { message: 'must be a cookie name' })
+  UNLEASH_SESSION_COOKIE = 'unleash-session';
 
   /** Pins the read clock (RFC 3339), for tests and demos. */
   @IsOptional()
@@ -266,6 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     'UNLEASH_DATABASE_URL',
     'UNLEASH_API_URL',
     'UNLEASH_API_TOKEN',
+    'UNLEASH_URL',
   ] as const) {
     if (env[key] !== undefined && env[key] !== '') raw[key] = env[key];
   }
@@ -376,4 +392,9 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): AppConfi
     }
     throw e;
   }
+}
+
+/** The Unleash the event search's summaries link to: UNLEASH_URL, else UNLEASH_API_URL, else Unleash's default. */
+export function unleashUrl(config: AppConfig): string {
+  return config.UNLEASH_URL ?? config.UNLEASH_API_URL ?? 'http://localhost:4242';
 }

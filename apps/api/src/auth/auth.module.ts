@@ -5,9 +5,11 @@ import { ProjectionReads } from '../read-db/projection-reads.service';
 import { AdminAuthGuard } from './admin-auth.guard';
 import { CachedReads } from './cached-reads';
 import { CallerCache } from './caller.cache';
+import { Callers } from './callers';
+import { UnleashCredentials } from './unleash-credentials';
 import { Visibility } from './visibility.service';
 
-/** Who the caller is (personal access tokens) and what they may see (private projects). */
+/** Who the caller is (personal access tokens, Unleash's credentials) and what they may see (private projects). */
 @Module({
   providers: [
     {
@@ -22,7 +24,9 @@ import { Visibility } from './visibility.service';
       useFactory: (reads: ProjectionReads) => new PersonalAccessTokens(rowsVia(reads)),
     },
     CallerCache,
+    UnleashCredentials,
     Visibility,
+    Callers,
     AdminAuthGuard,
     CachedReads,
   ],

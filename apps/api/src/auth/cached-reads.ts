@@ -1,15 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Counter } from 'prom-client';
-import { AppConfig } from '@flaglens/config';
 import { ApiCacheMetrics } from '@flaglens/observability';
-import { hashTokenSecret, tokenFromHeader } from '@flaglens/projections';
+import { AS_OF_PARAMETER } from '@flaglens/contract';
 import type { Readable } from 'node:stream';
 import { sendApiError } from '../common/all-errors.filter';
 import { sendJson, sendJsonStream, type JsonBody } from '../common/json-body';
 import type { ApiError } from '../common/unleash-errors';
-import { AUTH_OFF_USER_ID } from './current-user.decorator';
-import { CallerCache } from './caller.cache';
+import { Callers } from './callers';
 
 /** A cached answer ready to send: its body (with ETag) and any headers of the route. */
 export interface CachedReply {
@@ -66,8 +64,7 @@ export class CachedReads {
   private seen = 0;
 
   constructor(
-    private readonly config: AppConfig,
-    private readonly callers: CallerCache,
+    private readonly callers: Callers,
     metrics: ApiCacheMetrics,
   ) {
     this.hits = metrics.cachedReplies;
@@ -87,17 +84,6 @@ export class CachedReads {
     });
   }
 
-  /** The caller of a request if it is cached (a known token), else undefined; never reads the database. */
-  cachedCaller(req: FastifyRequest): number | undefined {
-    if (this.config.FLAGLENS_AUTH !== 'on') return AUTH_OFF_USER_ID;
-    const header = req.headers.authorization;
-    if (header === undefined || header === '') return undefined;
-    const token = tokenFromHeader(header);
-    if (token === null) return undefined;
-    const userId = this.callers.peek<number>(`token:${hashTokenSecret(token).toString('base64')}`);
-    return typeof userId === 'number' ? userId : undefined;
-  }
-
   /**
    * Answers a hit and returns true (the reply is sent, or being sent while a compressed form is first computed);
    * loads a miss of a route with a loader and returns a promise of whether it answered; else returns false: the
@@ -106,9 +92,13 @@ export class CachedReads {
    */
   answer(req: FastifyRequest, reply: FastifyReply): boolean | Promise<boolean> {
     if (req.method !== 'GET') return false;
+    // a read as of an instant (`at`, any value: a malformed one too) is never answered from a cache of answers
+    // of now, nor loaded into one: the full path parses it and reads it apart (docs/design.md, "Reads as of an
+    // instant")
+    if ((req.query as Record<string, unknown> | undefined)?.[AS_OF_PARAMETER] !== undefined) return false;
     const route = this.routes.get(req.routeOptions.url ?? '');
     if (!route) return false;
-    const userId = this.cachedCaller(req);
+    const userId = this.callers.cached(req);
     if (userId === undefined) return false;
     const hit = route.lookup(req, userId);
     if (!hit) return route.load ? this.load(route.load, route.loaded, req, reply, userId) : false;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { IDENTITY_READS } from '@flaglens/projections';
 import { ChangeDroppedCache } from '../read-db/change-dropped.cache';
 import { ChangeListener } from '../read-db/change-listener.service';
 import { ProjectionReads } from '../read-db/projection-reads.service';
@@ -32,7 +33,7 @@ export class CallerCache {
     this.cache = new ChangeDroppedCache<unknown>(changes, reads, {
       maxBytes: MAX_BYTES,
       sizeOf: approximateBytes,
-      dropped: (c) => (c.identity ? 'all' : 'none'),
+      reads: IDENTITY_READS,
       maxAgeMs: CREDENTIAL_MAX_AGE_MS,
     });
   }

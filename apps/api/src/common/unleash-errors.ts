@@ -30,6 +30,14 @@ export const pathNotAvailable = (path: string) =>
   notFound(`The path you were looking for (${path}) is not available.`);
 export const contentTooLarge = () => new ApiError(413, 'ContentTooLargeError', 'Request entity too large');
 export const badData = (message: string) => new ApiError(400, 'BadDataError', message);
+/** The reference's 400 for a parameter its OpenAPI schema refuses (or one its database fails on). */
+export const requestRefused = (message: string, path?: string) =>
+  new ApiError(
+    400,
+    'BadDataError',
+    'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.',
+    { details: [path === undefined ? { message } : { message, path }] },
+  );
 export const serviceUnavailable = () =>
   new ApiError(503, 'ServiceUnavailableError', 'The database did not answer in time. Please try again.');
 export const unknownError = () =>

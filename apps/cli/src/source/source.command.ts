@@ -51,7 +51,9 @@ export class SourceUnleashCommand extends CommandRunner {
   async run(_: string[], flags: UnleashFlags): Promise<void> {
     const c = this.config;
     const databaseUrl = flags.databaseUrl ?? c.UNLEASH_DATABASE_URL;
-    const apiUrl = flags.apiUrl ?? c.UNLEASH_API_URL;
+    // UNLEASH_API_URL also tells the api where to check Unleash's credentials: beside a database URL it is
+    // not a mode of the connector's
+    const apiUrl = flags.apiUrl ?? (databaseUrl ? undefined : c.UNLEASH_API_URL);
     const token = flags.token ?? c.UNLEASH_API_TOKEN;
     if (!databaseUrl && !apiUrl)
       return fail('give --database-url <Unleash postgres url> (or --api-url <url> --token <admin token>)');

@@ -7,6 +7,18 @@ import { applyIdentityChanges } from './identity.sql';
 /** Users, roles, groups, project memberships, favourites and the project states identity needs. */
 export class IdentityProjection implements Projection {
   readonly name = 'identity';
+  /** Every table of identity-apply.sql, each keyed as `keysOf` says. */
+  readonly writes = [
+    'identity_users',
+    'identity_roles',
+    'identity_groups',
+    'identity_group_users',
+    'identity_pending_groups',
+    'identity_project_members',
+    'identity_member_versions',
+    'identity_project_states',
+    'identity_favorites',
+  ];
   readonly scope = 'projects';
 
   handles(type: string): boolean {

@@ -2,6 +2,25 @@ import type { RowQueryable } from '@flaglens/persistence';
 import { ADMIN_ROLE_ID, VIEWER_ROLE_ID } from './identity.logic';
 import { DEFAULT_PROJECT, SUBSCRIPTION_TYPES } from './identity-seed';
 import { isoText } from '../keyed-rows';
+import type { Reads } from '../change-feed';
+
+/**
+ * What the answers about callers read (who a token's or a session's caller is, their profile, the projects
+ * they may see, their favourites): identity's tables and the tokens, by no one key: a batch (or a
+ * revocation) writing any of them drops them all (change-feed.ts).
+ */
+export const IDENTITY_READS: Reads = {
+  tables: [
+    'identity_users',
+    'identity_roles',
+    'identity_groups',
+    'identity_group_users',
+    'identity_project_members',
+    'identity_project_states',
+    'identity_favorites',
+    'personal_access_tokens',
+  ],
+};
 
 /**
  * One of the caller's groups as the Unleash 8.x profile answers it: the reference reads `groups` joined to

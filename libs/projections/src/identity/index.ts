@@ -6,3 +6,4 @@ export * from './identity.read-model';
 export * from './identity.sql';
 export * from './personal-access-tokens';
 export * from './project-access.read-model';
+export * from './root-admin';

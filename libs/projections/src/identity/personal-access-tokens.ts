@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RowQueryable } from '@flaglens/persistence';
-import { CHANGE_CHANNEL } from '../change-feed';
+import { CHANGE_CHANNEL, encodeChanges } from '../change-feed';
+import { EVERY } from '../projection';
 
 /**
  * Personal access tokens, in the reference's header form `Authorization: user:<secret>` (optionally
@@ -12,6 +13,11 @@ import { CHANGE_CHANNEL } from '../change-feed';
  * hash in one indexed query. The stored hash is then compared in constant time.
  */
 export const TOKEN_PREFIX = 'user:';
+
+/** The notice of a revocation: the tokens' table, written at every key (readers of it drop what they hold). */
+const REVOKED = encodeChanges([
+  { tables: ['personal_access_tokens'], flags: new Set<string>(), projects: EVERY },
+])[0];
 
 export function newTokenSecret(): string {
   return TOKEN_PREFIX + randomBytes(32).toString('hex');
@@ -101,7 +107,7 @@ export class PersonalAccessTokens {
       `WITH r AS (UPDATE personal_access_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id)
        SELECT id, pg_notify($2, $3) FROM r`,
       // api instances drop what they cached about callers (the notice goes out when this commits)
-      [id, CHANGE_CHANNEL, JSON.stringify({ flags: [], projects: '*', identity: true })],
+      [id, CHANGE_CHANNEL, REVOKED],
     );
     return rows.length > 0;
   }
