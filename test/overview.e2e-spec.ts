@@ -132,6 +132,62 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  describe('as of an instant (at=, docs/design.md "Reads as of an instant")', () => {
+    const path = '/api/admin/projects/default/overview';
+    // 1 ms before the admin favourited default (event 98); its last event then: 97, 08:52:52.115Z
+    const BEFORE_FAVOURITE = '2026-11-22T08:52:52.190Z';
+
+    it('refuses a malformed instant with 400 BadDataError, even where the answer of now is cached', async () => {
+      for (let i = 0; i < 3; i++) await apiGet(port, path, asAdmin);
+      for (const q of [
+        '?at=yesterday',
+        '?at=2026-11-22',
+        '?at=2026-11-22T08:52:52+01:00',
+        '?at=1&at=2',
+        '?at=',
+      ]) {
+        const res = await apiGet(port, `${path}${q}`, asAdmin);
+        expect(res.status).toBe(400);
+        const body = res.json() as { name: string; details: { message: string; path: string }[] };
+        expect(body.name).toBe('BadDataError');
+        expect(body.details).toEqual([
+          { message: expect.stringMatching(/^The `\/query\/at` property must/), path: '/query/at' },
+        ]);
+      }
+    });
+
+    it('answers as of the instant, never the cached answer of now, and keeps none', async () => {
+      for (let i = 0; i < 3; i++) await apiGet(port, path, asAdmin); // the answer of now, cached
+      const now = await apiGet(port, path, asAdmin);
+      const nowBody = now.json() as Record<string, unknown>;
+      expect(nowBody.favorite).toBe(true);
+      // at the instant the clock reads (FLAGLENS_CLOCK), after every event: the answer of now, byte for byte
+      expect(
+        (await apiGet(port, `${path}?at=${encodeURIComponent('2026-11-22T10:01:00+01:00')}`, asAdmin)).text,
+      ).toBe(now.text);
+      // before the favourite: the admin had not favourited it yet, and the project's latest event was 97
+      const res = await apiGet(port, `${path}?at=${BEFORE_FAVOURITE}`, asAdmin);
+      expect(res.status).toBe(200);
+      const then = res.json() as Record<string, unknown>;
+      expect(Object.keys(then)).toEqual(Object.keys(nowBody));
+      expect(then.favorite).toBe(false);
+      expect(then.updatedAt).toBe('2026-11-22T08:52:52.115Z');
+      for (const k of ['featureTypeCounts', 'members', 'health', 'createdAt', 'environments', 'name'])
+        expect({ [k]: then[k] }).toEqual({ [k]: nowBody[k] });
+      // before the first event: the seeded project, empty
+      const empty = (await apiGet(port, `${path}?at=2026-01-01T00:00:00Z`, asAdmin)).json() as OverviewBody;
+      expect(empty.featureTypeCounts).toEqual([]);
+      expect(empty.members).toBe(0);
+      expect(Object.values(empty.stats).every((v) => v === 0)).toBe(true);
+      // the answer of now was not replaced by an answer as of an instant
+      expect((await apiGet(port, path, asAdmin)).text).toBe(now.text);
+      // an unknown project is unknown at any instant
+      expect(
+        (await apiGet(port, `/api/admin/projects/nope/overview?at=${BEFORE_FAVOURITE}`, asAdmin)).status,
+      ).toBe(404);
+    });
+  });
+
   it('keeps projecting through valid but inconsistent events, whatever their order', async () => {
     const base = Date.parse('2026-11-20T10:00:00Z');
     let id = 1000;

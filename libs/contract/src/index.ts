@@ -2,6 +2,7 @@ import 'reflect-metadata';
 
 export * from './client-metrics-data.dto';
 export * from './client-register-data.dto';
+export * from './as-of';
 export * from './date-time';
 export * from './event-json-schema';
 export * from './event-key';

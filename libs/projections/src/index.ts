@@ -15,3 +15,5 @@ export * from './sdk-usage';
 export * from './time-to-production';
 export * from './overview';
 export * from './insights';
+export * from './lifecycle';
+export * from './as-of';

@@ -8,6 +8,14 @@ import { sdkUsage, type SdkSeen } from './sdk-usage/sdk-usage.logic';
 import { generateHistory, prng } from '@flaglens/testing/generate-history';
 import { testEvent } from '@flaglens/testing/test-events';
 import { enableRows } from './time-to-production/time-to-production.logic';
+import {
+  mergeSightings,
+  reduceLifecycleFlags,
+  sightingsOf,
+  type LifecycleFlagRow,
+  type Sighting,
+} from './lifecycle/lifecycle.logic';
+import { searchCountDeltas } from './event-log/search-counts.logic';
 
 /**
  * Every projection's pure update logic, driven through an in-memory store the way the projector drives the
@@ -24,6 +32,9 @@ interface Store {
   projectSdk: Map<string, SdkSeen>;
   activity: Set<string>;
   enables: Set<string>;
+  lifecycleFlags: Map<string, LifecycleFlagRow>;
+  sightings: Map<string, Sighting>;
+  searchCounts: Map<string, number>;
 }
 
 const empty = (): Store => ({
@@ -36,6 +47,9 @@ const empty = (): Store => ({
   projectSdk: new Map(),
   activity: new Set(),
   enables: new Set(),
+  lifecycleFlags: new Map(),
+  sightings: new Map(),
+  searchCounts: new Map(),
 });
 
 const mergeSeen = (into: Map<string, SdkSeen>, from: Map<string, SdkSeen>) => {
@@ -61,6 +75,9 @@ function applyBatch(s: Store, batch: FlagEvent[]): void {
   mergeSeen(s.projectSdk, sdk.projects);
   for (const r of activityRows(batch)) s.activity.add(JSON.stringify(r));
   for (const r of enableRows(batch)) s.enables.add(JSON.stringify(r));
+  for (const r of reduceLifecycleFlags(s.lifecycleFlags, batch).rows) s.lifecycleFlags.set(r.name, r);
+  mergeSightings(s.sightings, sightingsOf(batch));
+  for (const [k, n] of searchCountDeltas(batch)) s.searchCounts.set(k, (s.searchCounts.get(k) ?? 0) + n);
 }
 
 /** Comparable form: maps sorted by key, row lists sorted. */
@@ -78,6 +95,9 @@ function snapshot(s: Store): unknown {
     projectSdk: sortMap(s.projectSdk),
     activity: [...s.activity].sort(),
     enables: [...s.enables].sort(),
+    lifecycleFlags: sortMap(s.lifecycleFlags),
+    sightings: sortMap(s.sightings),
+    searchCounts: sortMap(s.searchCounts),
   };
 }
 
@@ -137,6 +157,31 @@ describe('every projection: replay and interleaving give the same final state', 
     testEvent(++id, 'project-environment-removed', { project: 'sim-project-3', environment: 'production' }),
     testEvent(++id, 'project-deleted', { project: 'sim-project-3' }),
     testEvent(++id, 'client-register', { project: 'sim-project-1', data: { appName: 'x' } }),
+    // lifecycle: completion, its undoing, a disable, a report in another environment
+    ...['sim-project-1.flag-1', 'sim-project-2.flag-2'].flatMap((f) => [
+      testEvent(++id, 'feature-completed', {
+        featureName: f,
+        project: f.split('.')[0],
+        data: { status: 'kept' },
+      }),
+      testEvent(++id, 'feature-environment-disabled', {
+        featureName: f,
+        project: f.split('.')[0],
+        environment: 'production',
+      }),
+    ]),
+    testEvent(++id, 'feature-uncompleted', { featureName: 'sim-project-1.flag-1', project: 'sim-project-1' }),
+    testEvent(++id, 'client-metrics', {
+      data: {
+        appName: 'x',
+        environment: 'development',
+        bucket: {
+          start: '2026-10-31T23:00:00Z',
+          stop: '2026-11-01T00:00:00Z',
+          toggles: { 'sim-project-2.flag-2': {} },
+        },
+      },
+    }),
   ].map((e) => ({ ...e, createdAt: '2026-11-01T00:00:00.000Z' }));
   // hostile: settings events without their project (keyed `instance`, so in no order with the project's own
   // events) that name it in `data.id`; first, so some interleavings put them after the project's creation
@@ -160,6 +205,20 @@ describe('every projection: replay and interleaving give the same final state', 
 
   it('one batch, twice (deterministic), many batches and random interleavings', () => {
     const once = run([history]);
+    // the lifecycle rows are there to compare (flags, completions, sightings)
+    const { lifecycleFlags, sightings } = once as {
+      lifecycleFlags: [string, LifecycleFlagRow][];
+      sightings: unknown[];
+    };
+    expect(lifecycleFlags.length).toBeGreaterThan(50);
+    expect(lifecycleFlags.filter(([, r]) => r.completedAt !== null)).toHaveLength(1);
+    expect(sightings.length).toBeGreaterThan(10);
+    // the search's counts: every searchable event counted once per dimension, SDK traffic not at all
+    const counts = (once as { searchCounts: [string, number][] }).searchCounts;
+    const all = counts.filter(([k]) => k.startsWith('["",'));
+    expect(all.reduce((t, [, n]) => t + n, 0)).toBe(
+      history.filter((e) => !['client-metrics', 'client-register'].includes(e.type)).length,
+    );
     expect(run([history])).toEqual(once);
     const chunks: FlagEvent[][] = [];
     for (let i = 0; i < history.length; i += 13) chunks.push(history.slice(i, i + 13));

@@ -45,3 +45,15 @@ export function interleavedBatches(events: FlagEvent[], seed: number, maxBatch: 
   }
   return batches;
 }
+
+/**
+ * The events with `late` of them arriving late: given ids above every other while keeping their old
+ * `createdAt` (as Unleash 7's `user-created` amend rows are), so they are fed after events newer than them.
+ * Which events: a deterministic pick by `seed`. Sorted by id, as a log of ids would hold them.
+ */
+export function withLateArrivals(events: FlagEvent[], seed: number, late: number): FlagEvent[] {
+  let next = Math.max(...events.map((e) => e.id)) + 1;
+  const moved = new Set<number>();
+  for (let i = 0; i < late; i++) moved.add(events[(seed * 7919 + i * 104_729) % events.length].id);
+  return events.map((e) => (moved.has(e.id) ? { ...e, id: next++ } : e)).sort((a, b) => a.id - b.id);
+}

@@ -19,10 +19,17 @@ export const PAT_SCHEME = 'personalAccessToken';
 export const PAT_SCHEME_DESCRIPTION =
   'A personal access token, sent as it is in the `Authorization` header: `user:<secret>` ' +
   '(`Bearer user:<secret>` is accepted too). Issue one with `npm run cli -- token create --user <id>`. ' +
-  'Without the header: 401 AuthenticationRequired; an unknown, expired or revoked token: 401 UnauthorizedError.';
+  'Without the header: 401 AuthenticationRequired; an unknown, expired or revoked token: 401 UnauthorizedError. ' +
+  'With UNLEASH_API_URL set, the personal access tokens, admin API tokens and session cookie of that Unleash ' +
+  'work too: it is asked who they belong to.';
 
 export class ErrorDetailDoc {
   @ApiProperty({ example: 'No project found' }) message: string;
+  @ApiPropertyOptional({
+    example: '/query/type',
+    description: 'The refused query parameter (the event search)',
+  })
+  path?: string;
 }
 
 /** Unleash's error envelope (semantics §0.2), as `ApiError.toBody()` sends it. */
@@ -40,6 +47,12 @@ export class ErrorDoc {
   @ApiPropertyOptional({ description: 'AuthenticationRequired only' }) defaultHidden?: boolean;
 }
 
+/** Unleash's answer to a client, backend or frontend token on an admin route: a message only. */
+export class TokenTypeErrorDoc {
+  @ApiProperty({ example: 'invalid token: expected a different token type for this endpoint' })
+  message: string;
+}
+
 const error = (status: number, description: string): ApiResponseOptions => ({
   status,
   description,
@@ -54,12 +67,21 @@ const ERRORS: ApiResponseOptions[] = [
   ),
   error(
     401,
-    'AuthenticationRequired: no `Authorization` header; UnauthorizedError: the token is unknown, expired, revoked or not a personal access token',
+    'AuthenticationRequired: no `Authorization` header (nor an Unleash session); UnauthorizedError: the token is unknown, expired, revoked or not a personal access token',
   ),
+  {
+    status: 403,
+    description:
+      'a client, backend or frontend token of the Unleash flaglens follows (UNLEASH_API_URL), refused as Unleash refuses it',
+    type: TokenTypeErrorDoc,
+  },
   error(404, 'NotFoundError: no such resource, or one the caller may not see (answered alike)'),
   error(413, 'ContentTooLargeError: a request body over the bound (every operation is a read)'),
   error(500, 'UnknownError: an unexpected failure (the cause is in the log, never in the answer)'),
-  error(503, 'ServiceUnavailableError: the database did not answer in time; retry (`Retry-After`)'),
+  error(
+    503,
+    'ServiceUnavailableError: the database, or the Unleash that must verify a credential it issued, did not answer in time; retry (`Retry-After`)',
+  ),
 ];
 
 export interface AdminOperation {

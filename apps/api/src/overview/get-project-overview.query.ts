@@ -1,11 +1,13 @@
 import type { OnModuleInit } from '@nestjs/common';
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
+import { ADMIN_TOKEN_USER_ID } from '../auth/unleash-credentials';
 import { CachedReads } from '../auth/cached-reads';
 import { Clock } from '@flaglens/config';
-import { IdentityReadModel, OverviewReadModel } from '@flaglens/projections';
+import { IdentityReadModel, OverviewReadModel, withFavorite } from '@flaglens/projections';
+import { AsOfReads } from '../read-db/as-of-reads.service';
 import { notFound } from '../common/unleash-errors';
-import type { JsonBody } from '../common/json-body';
+import { jsonBody, type JsonBody } from '../common/json-body';
 import { couldBeStoredName } from '../common/stored-names';
 import { accessKey, bodiesKey, OverviewCache, overviewBodies, type OverviewAccess } from './overview.cache';
 
@@ -17,6 +19,8 @@ export class GetProjectOverviewQuery extends Query<JsonBody> {
     readonly userId: number | null,
     /** `?archived=<non-empty>`: featureTypeCounts of archived flags (as the reference) */
     readonly archivedFlags = false,
+    /** `?at=`, parsed (parseAsOf): the overview as of that instant; null: now */
+    readonly at: string | null = null,
   ) {
     super();
   }
@@ -45,6 +49,7 @@ export class GetProjectOverviewHandler
     private readonly clock: Clock,
     private readonly cache: OverviewCache,
     private readonly cachedReads: CachedReads,
+    private readonly asOf: AsOfReads,
   ) {}
 
   onModuleInit(): void {
@@ -71,8 +76,11 @@ export class GetProjectOverviewHandler
     );
   }
 
-  async execute({ projectId, userId, archivedFlags }: GetProjectOverviewQuery): Promise<JsonBody> {
-    const body = await this.body(projectId, userId, archivedFlags);
+  async execute({ projectId, userId, archivedFlags, at }: GetProjectOverviewQuery): Promise<JsonBody> {
+    const body =
+      at === null
+        ? await this.body(projectId, userId, archivedFlags)
+        : await this.bodyAsOf(projectId, userId, archivedFlags, at);
     // semantics §3.1: the reference's ProjectStore.get throws NotFoundError('No project found')
     if (!body) throw notFound('No project found');
     return body;
@@ -116,10 +124,41 @@ export class GetProjectOverviewHandler
     return access.favorite ? bodies.favorite : bodies.notFavorite;
   }
 
+  /**
+   * The overview's body as of `at` (docs/design.md, "Reads as of an instant"): whether the caller may see the
+   * project is judged now, as for the overview of now; the body, the caller's favourite included, is that of a
+   * flaglens fed the events up to `at` with its clock at `at`. Read apart from the caches, never kept in them
+   * (the cached fast path declines every request with `at`).
+   */
+  private async bodyAsOf(
+    projectId: string,
+    userId: number | null,
+    archivedFlags: boolean,
+    at: string,
+  ): Promise<JsonBody | null> {
+    if (!couldBeStoredName(projectId)) return null;
+    if (!(await this.accessOf(projectId, userId)).visible) return null;
+    const then = await this.asOf.read(at, async (db) => {
+      const snapshot = await new OverviewReadModel(db).snapshot(projectId, new Date(at), archivedFlags);
+      const favorite =
+        snapshot !== null &&
+        userId !== null &&
+        userId !== ADMIN_TOKEN_USER_ID &&
+        (await new IdentityReadModel(db).accessToProject(userId, projectId)).favorite;
+      return { snapshot, favorite };
+    });
+    if (!then.snapshot) return null;
+    return jsonBody(JSON.stringify(withFavorite(then.snapshot.body, then.favorite)));
+  }
+
   private accessOf(projectId: string, userId: number | null): Promise<OverviewAccess> {
     if (userId === null) return Promise.resolve({ visible: true, favorite: false });
     return this.cache.access.getOrLoad(accessKey(projectId, userId), async () => ({
-      value: await this.identity.accessToProject(userId, projectId),
+      // an Unleash admin API token sees every project, as there
+      value:
+        userId === ADMIN_TOKEN_USER_ID
+          ? { visible: true, favorite: false }
+          : await this.identity.accessToProject(userId, projectId),
     }));
   }
 }

@@ -5,6 +5,8 @@ import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { ApiAdminOperation } from '../common/api-docs';
 import { sendJson } from '../common/json-body';
+import { AS_OF_PARAMETER } from '@flaglens/contract';
+import { AS_OF_QUERY_DOC, asOfInstant } from '../common/as-of';
 import { archivedFlagsOf, GetProjectOverviewQuery } from './get-project-overview.query';
 import { ProjectOverviewDoc } from './overview.docs';
 
@@ -24,6 +26,7 @@ export class OverviewController {
   })
   @ApiParam({ name: 'projectId', type: String })
   @ApiOkResponse({ type: ProjectOverviewDoc })
+  @ApiQuery(AS_OF_QUERY_DOC)
   @ApiQuery({
     name: 'archived',
     required: false,
@@ -33,10 +36,11 @@ export class OverviewController {
   async overview(
     @Param('projectId') projectId: string,
     @Query('archived') archived: unknown,
+    @Query(AS_OF_PARAMETER) at: unknown,
     @CurrentUser() userId: number,
     @Res() res: FastifyReply,
   ): Promise<void> {
-    const query = new GetProjectOverviewQuery(projectId, userId, archivedFlagsOf(archived));
+    const query = new GetProjectOverviewQuery(projectId, userId, archivedFlagsOf(archived), asOfInstant(at));
     await sendJson(res, await this.queries.execute(query));
   }
 }

@@ -3,11 +3,17 @@ import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import { IdentityReadModel } from '@flaglens/projections';
 import { CachedReads } from '../auth/cached-reads';
 import { CallerCache } from '../auth/caller.cache';
+import { ADMIN_TOKEN_USER_ID, adminTokenHasNoProfile } from '../auth/unleash-credentials';
 import { jsonBody, type JsonBody } from '../common/json-body';
+import { AsOfReads } from '../read-db/as-of-reads.service';
 
 /** The serialised body of GET /api/admin/user/profile for one user. */
 export class GetProfileQuery extends Query<JsonBody> {
-  constructor(readonly userId: number) {
+  constructor(
+    readonly userId: number,
+    /** `?at=`, parsed (parseAsOf): the profile as of that instant; null: now */
+    readonly at: string | null = null,
+  ) {
     super();
   }
 }
@@ -21,6 +27,7 @@ export class GetProfileHandler implements IQueryHandler<GetProfileQuery, JsonBod
     private readonly identity: IdentityReadModel,
     private readonly cache: CallerCache,
     private readonly cachedReads: CachedReads,
+    private readonly asOf: AsOfReads,
   ) {}
 
   onModuleInit(): void {
@@ -30,12 +37,16 @@ export class GetProfileHandler implements IQueryHandler<GetProfileQuery, JsonBod
     });
   }
 
-  async execute({ userId }: GetProfileQuery): Promise<JsonBody> {
+  async execute({ userId, at }: GetProfileQuery): Promise<JsonBody> {
+    if (userId === ADMIN_TOKEN_USER_ID) throw adminTokenHasNoProfile(); // as Unleash: its admin token has no user
+    // as of an instant (docs/design.md, "Reads as of an instant"): the caller is who the credential says now,
+    // the profile that of a flaglens fed the events up to `at`; read apart from the cache, never kept in it
+    if (at !== null) return this.asOf.read(at, (db) => this.render(userId, new IdentityReadModel(db)));
     return (await this.cache.get(key(userId), async () => ({ value: await this.render(userId) })))!;
   }
 
-  private async render(userId: number): Promise<JsonBody> {
-    const p = await this.identity.profile(userId);
+  private async render(userId: number, identity = this.identity): Promise<JsonBody> {
+    const p = await identity.profile(userId);
     // key order of the reference (8.x): projects, groups, rootRole, subscriptions, features, canChangePassword
     return jsonBody(
       JSON.stringify({

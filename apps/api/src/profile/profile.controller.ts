@@ -1,6 +1,8 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AS_OF_PARAMETER } from '@flaglens/contract';
+import { AS_OF_QUERY_DOC, asOfInstant } from '../common/as-of';
 import type { FastifyReply } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { ApiAdminOperation } from '../common/api-docs';
@@ -60,8 +62,13 @@ export class ProfileController {
       "The calling user's root role, the projects they are a member of (sorted, archived ones left out) and their subscriptions.",
   })
   @ApiOkResponse({ type: ProfileDoc })
-  async profile(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
-    const body = await this.queries.execute(new GetProfileQuery(userId));
+  @ApiQuery(AS_OF_QUERY_DOC)
+  async profile(
+    @CurrentUser() userId: number,
+    @Query(AS_OF_PARAMETER) at: unknown,
+    @Res() res: FastifyReply,
+  ): Promise<void> {
+    const body = await this.queries.execute(new GetProfileQuery(userId, asOfInstant(at)));
     await sendJson(res, body);
   }
 }

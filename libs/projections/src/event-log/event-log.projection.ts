@@ -6,15 +6,18 @@ import type { FlagEvent } from '@flaglens/contract';
 import type { SourcedEvent } from '../projection';
 import { toWireJson } from './event-wire';
 import { arrayLiteral, CopyTextWriter } from './copy-text';
+import { searchTexts } from './search-text';
+import { searchCountDeltas } from './search-counts.logic';
 
 const COLUMNS =
-  'id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset, other_projects, group_type, group_id';
+  'id, created_at, type, feature_name, project, environment, created_by, created_by_user_id, known_type, body, source_topic, source_partition, source_offset, other_projects, group_type, group_id, data_text, tags_text, pre_data_text';
 
 export const EVENT_LOG_COPY_COLUMNS = COLUMNS;
 
 /**
  * Event-log rows `from` to `to` (exclusive) in COPY text format (the columns of EVENT_LOG_COPY_COLUMNS), as
- * one UTF-8 Buffer; the body is the raw value when there is one, else the wire JSON. A raw body without
+ * one UTF-8 Buffer; the body is the raw value when there is one, else the wire JSON, and the texts the event
+ * search matches (search-text.ts) follow it. A raw body without
  * special bytes is copied as it is, so the projector neither re-serialises the event nor encodes its JSON to
  * UTF-8 again; the other fields are written into the buffer one by one, with no string made per row.
  */
@@ -43,6 +46,10 @@ export function eventLogCopyChunk(events: SourcedEvent[], from = 0, to = events.
     w.field(e.type === 'feature-project-change' ? arrayLiteral(otherProjects(e)) : null);
     w.field(e.groupType ?? null);
     w.field(e.groupId ?? null);
+    const texts = searchTexts(e);
+    w.field(texts.data);
+    w.field(texts.tags);
+    w.field(texts.preData);
     w.endRow();
   }
   return w.bytes();
@@ -96,6 +103,7 @@ export async function appendEvents(client: PoolClient, events: SourcedEvent[]): 
   }
   if (copied) {
     await countStored(client, unique);
+    await countSearchable(client, unique);
     await recordRelease(client, unique);
     return unique;
   }
@@ -112,6 +120,7 @@ export async function appendEvents(client: PoolClient, events: SourcedEvent[]): 
   const newIds = new Set(inserted.rows.map((r) => Number(r.id)));
   const stored = unique.filter((s) => newIds.has(s.event.id));
   await countStored(client, stored);
+  await countSearchable(client, stored);
   await recordRelease(client, stored);
   return stored;
 }
@@ -190,5 +199,31 @@ async function countStored(client: PoolClient, stored: SourcedEvent[]): Promise<
        FROM unnest($1::text[], $2::bigint[]) AS t(k, n)
      ON CONFLICT (names) DO UPDATE SET n = c.n + EXCLUDED.n`,
     [keys, keys.map((k) => counts.get(k)!)],
+  );
+}
+
+/**
+ * The newly stored events added to `event_search_counts` (search-counts.logic.ts), in the batch's transaction:
+ * each event is counted exactly when it is stored, so a replay adds nothing.
+ */
+async function countSearchable(client: PoolClient, stored: SourcedEvent[]): Promise<void> {
+  if (stored.length === 0) return;
+  const deltas = searchCountDeltas(stored.map((s) => s.event));
+  if (deltas.size === 0) return;
+  // sorted, so two partitions' transactions lock shared rows in the same order
+  const keys = [...deltas.keys()].sort();
+  const rows = keys.map((k) => JSON.parse(k) as [string, string, string, string, boolean]);
+  await client.query(
+    `INSERT INTO event_search_counts AS c (dim, value, value2, day, with_project, n)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::date[], $5::boolean[], $6::bigint[])
+     ON CONFLICT (dim, value, value2, day, with_project) DO UPDATE SET n = c.n + EXCLUDED.n`,
+    [
+      rows.map((r) => r[0]),
+      rows.map((r) => r[1]),
+      rows.map((r) => r[2]),
+      rows.map((r) => r[3]),
+      rows.map((r) => r[4]),
+      keys.map((k) => deltas.get(k)!),
+    ],
   );
 }

@@ -3,6 +3,7 @@ import { toWireJson, wireFromRawFields, wireFromStored } from './event-wire';
 import { eventLogCopyChunk, firstOfEachId, otherProjects } from './event-log.projection';
 import type { SourcedEvent } from '../projection';
 import { arrayLiteral, copyField } from './copy-text';
+import { searchTexts } from './search-text';
 
 const copyRow = (fields: (string | number | boolean | null | undefined)[]): string =>
   fields.map(copyField).join('\t') + '\n';
@@ -117,6 +118,7 @@ describe('wireFromStored', () => {
 /** One event-log row by the generic COPY encoding: the oracle for `eventLogCopyChunk`. */
 const expectedRow = (s: SourcedEvent): string => {
   const e = s.event;
+  const texts = searchTexts(e);
   return copyRow([
     e.id,
     e.createdAt,
@@ -134,6 +136,9 @@ const expectedRow = (s: SourcedEvent): string => {
     e.type === 'feature-project-change' ? arrayLiteral(otherProjects(e)) : null,
     e.groupType ?? null,
     e.groupId ?? null,
+    texts.data,
+    texts.tags,
+    texts.preData,
   ]);
 };
 
@@ -149,7 +154,7 @@ describe('COPY text encoding', () => {
 });
 
 describe('eventLogCopyChunk of one row', () => {
-  it('equals the generic COPY encoding of the 16 columns, for any text in any field', () => {
+  it('equals the generic COPY encoding of the 19 columns, for any text in any field', () => {
     const text = fc.string({ unit: fc.constantFrom('a', 'é', '\\', '\t', '\n', '\r', '"', '\u2028', 'x') });
     const optText = fc.option(text, { nil: null });
     fc.assert(

@@ -1,17 +1,14 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { Database, searchPathOption } from '@flaglens/persistence';
-import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
-import { appendEvents } from '../event-log/event-log.projection';
+import { projectionDatabases, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { IdentityProjectAccessReader } from '../identity/project-access.read-model';
 import { IdentityReadModel } from '../identity/identity.read-model';
-import { allProjections } from '../registry';
-import { applyProjections } from '../apply-projections';
 import { generateHistory, prng } from '@flaglens/testing/generate-history';
 import { interleavedBatches, testEvent } from '@flaglens/testing/test-events';
 import { reduceFlagState } from '../flag-state/flag-state.logic';
 import { healthRating, OVERVIEW_SQL, OverviewReadModel } from './overview.read-model';
 import { OverviewReference } from '@flaglens/testing/overview-reference';
 import { inCurrentWindow, inPastWindow, isPotentiallyStale } from './overview.logic';
+import { feedProjections } from '@flaglens/testing/support/feed-projections';
 
 /** Projections on real Postgres, applied as the projector does (event log first, one transaction per batch). */
 const TABLES = [
@@ -33,25 +30,6 @@ const DAY = 86_400_000;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Overview = Record<string, any>;
 
-async function applyBatches(ds: Database, batches: FlagEvent[][], skips: string[] = []): Promise<void> {
-  const c = await ds.connect();
-  try {
-    for (const batch of batches) {
-      await c.query('BEGIN');
-      const stored = await appendEvents(
-        c,
-        batch.map((event) => ({ event, knownType: true, topic: null, partition: null, offset: null })),
-      );
-      await applyProjections(c, stored, allProjections(), {
-        skipped: (_p, id, r) => skips.push(`${id}: ${r}`),
-      });
-      await c.query('COMMIT');
-    }
-  } finally {
-    c.release();
-  }
-}
-
 async function dump(db: TestDatabase): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const t of TABLES) out[t] = await db.query(`SELECT to_jsonb(x)::text AS r FROM ${t} x ORDER BY 1`);
@@ -59,28 +37,16 @@ async function dump(db: TestDatabase): Promise<Record<string, unknown[]>> {
 }
 
 describe('overview projections (real Postgres)', () => {
-  const dbs: TestDatabase[] = [];
-  const sources: Database[] = [];
-  async function fresh(label: string): Promise<{ db: TestDatabase; ds: Database; model: OverviewReference }> {
-    const db = await createTestDatabase(label);
-    const ds = new Database({
-      url: db.url,
-      max: 2,
-      applicationName: 't',
-      options: searchPathOption('flaglens_v1'),
-    });
-    dbs.push(db);
-    sources.push(ds);
+  const dbs = projectionDatabases();
+  async function fresh(label: string) {
+    const { db, ds } = await dbs.fresh(label);
     return {
       db,
       ds,
       model: new OverviewReference(ds, new IdentityProjectAccessReader(new IdentityReadModel(ds))),
     };
   }
-  afterAll(async () => {
-    for (const s of sources) await s.end();
-    for (const d of dbs) await d.drop();
-  });
+  afterAll(() => dbs.dropAll());
 
   const END = '2026-11-22T09:00:00.000Z';
   const history = generateHistory({
@@ -99,15 +65,15 @@ describe('overview projections (real Postgres)', () => {
 
   it('replaying the same events twice changes nothing; any interleaving of keys gives the same state', async () => {
     const a = await fresh('ov_replay_a');
-    await applyBatches(a.ds, [history]);
+    await feedProjections(a.ds, [history]);
     const once = await dump(a.db);
     const answerOnce = await overviews(a.model);
-    await applyBatches(a.ds, [history]); // the event log stores each id once: projections see nothing new
+    await feedProjections(a.ds, [history]); // the event log stores each id once: projections see nothing new
     expect(await dump(a.db)).toEqual(once);
 
     for (const seed of [1, 2]) {
       const b = await fresh(`ov_interleave_${seed}`);
-      await applyBatches(b.ds, interleavedBatches(history, seed, 200));
+      await feedProjections(b.ds, interleavedBatches(history, seed, 200));
       expect(await dump(b.db)).toEqual(once);
       expect(await overviews(b.model)).toEqual(answerOnce);
     }
@@ -140,7 +106,7 @@ describe('overview projections (real Postgres)', () => {
       data: { id: 'sim-project-2' },
       createdAt: archiveAt,
     });
-    await applyBatches(ds, [rich, [archive]]);
+    await feedProjections(ds, [rich, [archive]]);
     const identity = new IdentityReadModel(ds);
     const ids = ['default', 'sim-project-1', 'sim-project-2', 'sim-project-3'];
     const rnd = prng(4);
@@ -174,7 +140,7 @@ describe('overview projections (real Postgres)', () => {
 
   it('activity from day buckets plus exact edge days equals an exact count, at any read time', async () => {
     const { db, ds, model } = await fresh('ov_buckets');
-    await applyBatches(ds, interleavedBatches(history, 5, 200));
+    await feedProjections(ds, interleavedBatches(history, 5, 200));
     const rnd = prng(99);
     for (let i = 0; i < 12; i++) {
       const now = new Date(Date.parse(END) - Math.floor(rnd() * 70 * DAY));
@@ -196,7 +162,7 @@ describe('overview projections (real Postgres)', () => {
 
   it('agrees with the pure rules applied to the pure flag-state reduction, at any read time', async () => {
     const { ds, model } = await fresh('ov_model');
-    await applyBatches(ds, interleavedBatches(history, 8, 200));
+    await feedProjections(ds, interleavedBatches(history, 8, 200));
     const flags = reduceFlagState(new Map(), history).rows.filter((f) => !f.deleted);
     const lifetimes: Record<string, number | null> = {
       release: 40,
@@ -261,7 +227,7 @@ describe('overview projections (real Postgres)', () => {
     const now = new Date(T0 + 100 * 24 * 3_600_000);
     const read = async () => (await model.overview('lc', now, 5)) as Overview;
 
-    await applyBatches(ds, [[e('project-created', 0, { data: { id: 'lc', name: 'Lifecycle' } })]]);
+    await feedProjections(ds, [[e('project-created', 0, { data: { id: 'lc', name: 'Lifecycle' } })]]);
     let o = await read();
     // no environment list: every environment enabled at creation (the seeded `default` is disabled)
     expect(o.environments).toEqual([{ environment: 'development' }, { environment: 'production' }]);
@@ -269,7 +235,7 @@ describe('overview projections (real Postgres)', () => {
     expect(o.stats.avgTimeToProdCurrentWindow).toBe(0);
     expect(o.members).toBe(1);
 
-    await applyBatches(ds, [
+    await feedProjections(ds, [
       [
         e('environment-created', 1, {
           project: null,
@@ -294,13 +260,13 @@ describe('overview projections (real Postgres)', () => {
     expect(o.onboardingStatus).toEqual({ status: 'first-flag-created', feature: 'r1' });
 
     // the environment type is read at read time: qa no longer production → r2 drops out
-    await applyBatches(ds, [
+    await feedProjections(ds, [
       [e('environment-updated', 300, { project: null, data: { name: 'qa', type: 'test' } })],
     ]);
     expect((await read()).stats.avgTimeToProdCurrentWindow).toBe(2);
 
     // SDK metrics for an archived flag onboard the project; for a deleted flag they do not
-    await applyBatches(ds, [
+    await feedProjections(ds, [
       [
         e('client-metrics', 301, {
           project: null,
@@ -309,11 +275,11 @@ describe('overview projections (real Postgres)', () => {
       ],
     ]);
     expect((await read()).onboardingStatus).toEqual({ status: 'onboarded' });
-    await applyBatches(ds, [[e('feature-deleted', 302, { featureName: 'r2' })]]);
+    await feedProjections(ds, [[e('feature-deleted', 302, { featureName: 'r2' })]]);
     expect((await read()).onboardingStatus).toEqual({ status: 'first-flag-created', feature: 'r1' });
 
     // environment links, default strategy; favourites per caller
-    await applyBatches(ds, [
+    await feedProjections(ds, [
       [
         e('project-environment-added', 303, { environment: 'qa' }),
         e('project-environment-removed', 304, { environment: 'development' }),
@@ -333,7 +299,7 @@ describe('overview projections (real Postgres)', () => {
     expect(((await model.overview('lc', now, 6)) as Overview).favorite).toBe(false);
 
     // an archived project answers 200 with archivedAt, read as of its archive time (frozen)
-    await applyBatches(ds, [
+    await feedProjections(ds, [
       [
         e('feature-archived', 400, { featureName: 'r1' }),
         e('feature-archived', 400, { featureName: 'x1' }),
@@ -346,9 +312,9 @@ describe('overview projections (real Postgres)', () => {
     expect(Object.keys(o).slice(11, 14)).toEqual(['updatedAt', 'archivedAt', 'createdAt']);
     const later = (await model.overview('lc', new Date(now.getTime() + 365 * 24 * 3_600_000), 5)) as Overview;
     expect(later.stats).toEqual(o.stats);
-    await applyBatches(ds, [[e('project-revived', 402)]]);
+    await feedProjections(ds, [[e('project-revived', 402)]]);
     expect('archivedAt' in ((await read()) as object)).toBe(false);
-    await applyBatches(ds, [[e('project-deleted', 403)]]);
+    await feedProjections(ds, [[e('project-deleted', 403)]]);
     expect(await model.overview('lc', now, 5)).toBeNull();
   });
 
@@ -370,7 +336,7 @@ describe('overview projections (real Postgres)', () => {
       preData: null,
       tags: null,
     });
-    await applyBatches(ds, [
+    await feedProjections(ds, [
       [
         e('project-created', at(90 * DAY), null),
         e('feature-created', at(30 * DAY), 'c30'), // both windows (>= c, and BETWEEN p AND c)
@@ -415,7 +381,7 @@ describe('overview projections (real Postgres)', () => {
       tags: null,
       ...extra,
     });
-    await applyBatches(ds, [
+    await feedProjections(ds, [
       [
         mk(1, 'project-created', { data: { id: 'h', name: 'H' } }),
         mk(2, 'feature-created', { featureName: 'op', data: { type: 'operational' } }), // lifetime 7 days
@@ -432,11 +398,11 @@ describe('overview projections (real Postgres)', () => {
     expect(await health(day(7))).toBe(50); // exactly 7×24 h: op potentially stale (>=)
     expect(await health(new Date(Date.parse(day(7)) - 1).toISOString())).toBe(75);
     expect(await health(day(40))).toBe(25); // rel too
-    await applyBatches(ds, [
+    await feedProjections(ds, [
       [mk(7, 'feature-type-updated', { project: null, data: { id: 'release', lifetimeDays: 0 } })],
     ]);
     expect(await health(day(40))).toBe(50); // 0 → no lifetime
-    await applyBatches(ds, [[mk(8, 'feature-archived', { featureName: 'op' })]]);
+    await feedProjections(ds, [[mk(8, 'feature-archived', { featureName: 'op' })]]);
     expect(await health(day(40))).toBe(67); // 1 stale of 3 → 66.67 → 67
   });
 
@@ -462,9 +428,9 @@ describe('overview projections (real Postgres)', () => {
     const read = async (m: OverviewReference, id: string) =>
       (await m.overview(id, new Date(at(100)), null)) as Overview;
     const a = await fresh('ov_link_templates');
-    await applyBatches(a.ds, [events.slice(0, 1)]);
+    await feedProjections(a.ds, [events.slice(0, 1)]);
     expect((await read(a.model, 'lt')).linkTemplates).toEqual([]); // creation stores none (8.2.0)
-    await applyBatches(a.ds, [events.slice(1)]);
+    await feedProjections(a.ds, [events.slice(1)]);
     const o = await read(a.model, 'lt');
     expect(o).toMatchObject({ name: 'LT2', linkTemplates: templates, health: 50, technicalDebt: 50 });
     const keys = Object.keys(o);
@@ -478,10 +444,10 @@ describe('overview projections (real Postgres)', () => {
     ]);
     expect(await read(a.model, 'other')).toMatchObject({ linkTemplates: [], health: 100, technicalDebt: 0 });
     const once = await dump(a.db);
-    await applyBatches(a.ds, [events]); // replayed: nothing changes
+    await feedProjections(a.ds, [events]); // replayed: nothing changes
     expect(await dump(a.db)).toEqual(once);
     const b = await fresh('ov_link_templates_b');
-    await applyBatches(b.ds, interleavedBatches(events, 3, 2));
+    await feedProjections(b.ds, interleavedBatches(events, 3, 2));
     expect(await dump(b.db)).toEqual(once);
     expect(await read(b.model, 'lt')).toEqual(o);
   });
@@ -502,7 +468,7 @@ describe('overview projections (real Postgres)', () => {
         await ds.query(`INSERT INTO unleash_release (release, event_id) VALUES ($1, 1)`, [release]);
     };
     const status = async () => (await model.snapshot('sc', now))!.body.onboardingStatus;
-    await applyBatches(ds, [
+    await feedProjections(ds, [
       [
         mk(1, 'project-created', { data: { id: 'sc', name: 'SC' } }),
         mk(2, 'feature-created', { featureName: 'f', data: { type: 'release' } }),
@@ -520,7 +486,7 @@ describe('overview projections (real Postgres)', () => {
     // the state kept by a cache, then the activity alone: an enable is an event of the project's activity
     await following('8');
     const { state } = await model.read('sc', now);
-    await applyBatches(ds, [
+    await feedProjections(ds, [
       [mk(4, 'feature-environment-enabled', { featureName: 'f', environment: 'development' })],
     ]);
     expect((await model.read('sc', now, false, state!)).snapshot!.body.onboardingStatus).toEqual({

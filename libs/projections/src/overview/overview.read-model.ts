@@ -6,6 +6,7 @@ import { firstProductionEnable } from '../time-to-production/first-production-en
 import { projectMembersSql } from '../identity/identity.read-model';
 import { answeringRelease, SUPPORTED_RELEASES } from '@flaglens/contract';
 import { answersSdkConnected, onboardingStatus } from './overview.logic';
+import type { Reads } from '../change-feed';
 
 /** A caller's favourite projects (the overview's members are counted in its own statement). */
 export interface ProjectAccessReader {
@@ -16,35 +17,45 @@ export interface ProjectAccessReader {
 export const DAY_MS = 86_400_000;
 
 /**
- * The projections the overview reads (by name; `event-log` is the log itself): a batch in which one of them
- * changed a key drops the cached overviews of the projects behind that key (change-feed.ts).
+ * What a project's overview reads (its body: state and activity), by project: a notice naming one of these
+ * tables at a project (or at one of its flags: the feed names their projects) drops that project's overview
+ * (change-feed.ts). The seeded project's creation time (the log's first event) comes with `projects`: the
+ * batch holding the instance's first event writes every project's row.
  */
-export const OVERVIEW_READS: readonly string[] = [
-  'event-log',
-  'flag-state',
-  'projects',
-  'project-environments',
-  'project-activity',
-  'sdk-usage',
-  'identity',
-  'environments',
-  'feature-types',
-];
+export const OVERVIEW_READS = {
+  by: 'projects',
+  tables: [
+    'event_log',
+    'unleash_release',
+    'flag_state',
+    'projects',
+    'project_environments',
+    'project_activity_daily',
+    'flag_sdk_usage',
+    'project_sdk_usage',
+    'identity_users',
+    'identity_groups',
+    'identity_group_users',
+    'identity_project_members',
+    'environments',
+    'feature_types',
+  ],
+} satisfies Reads;
+
+/** What only the overview's activity (ActivityRow) reads: the event log, the release word, the daily activity. */
+const ACTIVITY_ONLY_READS = new Set(['event_log', 'unleash_release', 'project_activity_daily']);
 
 /**
- * What the overview's state reads (OverviewState): OVERVIEW_READS but the event log, the daily activity and a
- * project's latest event time (`projects` less its `settings` part). A batch that changes only those (most
+ * What the overview's state reads (OverviewState): OVERVIEW_READS but what only the activity reads, and of
+ * `projects` only its `settings` part (not a project's latest event time). A batch that writes only those (most
  * batches: a flag's strategies, variants, environments' switches) leaves the state of its projects as it is.
  */
-export const OVERVIEW_STATE_READS: readonly string[] = [
-  'flag-state',
-  'projects.settings',
-  'project-environments',
-  'sdk-usage',
-  'identity',
-  'environments',
-  'feature-types',
-];
+export const OVERVIEW_STATE_READS: Reads = {
+  by: 'projects',
+  tables: OVERVIEW_READS.tables
+    .filter((t) => !ACTIVITY_ONLY_READS.has(t))
+    .map((t) => (t === 'projects' ? 'projects.settings' : t)),
+};
 
 /** Health (semantics §3.4): 100 − stale% − potentiallyStale%, JS rounding; an empty project scores 100. */
 export function healthRating(total: number, stale: number, potentiallyStale: number): number {

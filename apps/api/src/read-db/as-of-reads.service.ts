@@ -1,0 +1,52 @@
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { AppConfig } from '@flaglens/config';
+import { ActiveVersionPool, type RowQueryable } from '@flaglens/persistence';
+import { readAsOf } from '@flaglens/projections';
+
+/**
+ * Connections for reads as of an instant (`readAsOf`: the events up to the instant replayed into temporary
+ * tables, in a transaction rolled back): at most this many at once; a read waits for a free one up to 5 s.
+ * A replay costs the database work in proportion to the events up to the instant (docs/performance-reads.md),
+ * so a burst of them must not take the connections of the reads of now.
+ */
+export const AS_OF_CONNECTIONS = 2;
+
+/**
+ * The reads of the overview and the profile as of an instant (docs/design.md, "Reads as of an instant"), on
+ * the active projection version of the primary (`DATABASE_URL`, even when DATABASE_READ_URL names a replica:
+ * a hot standby refuses temporary tables). The pool is opened at the first such read, and follows a rebuild's
+ * switch (the active version is looked up before each read).
+ */
+@Injectable()
+export class AsOfReads implements OnModuleDestroy {
+  private readonly active: ActiveVersionPool;
+
+  constructor(config: AppConfig) {
+    this.active = new ActiveVersionPool(
+      config.DATABASE_URL,
+      AS_OF_CONNECTIONS,
+      30_000,
+      config.API_STATEMENT_TIMEOUT_MS,
+    );
+  }
+
+  /** `read` as a flaglens fed only the events up to `at` would run it (its clock is the caller's to pin). */
+  async read<T>(at: string, read: (db: RowQueryable) => Promise<T>): Promise<T> {
+    await this.active.refresh();
+    const c = await this.active.pool().connect();
+    let failed: Error | undefined;
+    try {
+      return (await readAsOf(c, at, read)).value;
+    } catch (e) {
+      failed = e as Error;
+      throw e;
+    } finally {
+      // a connection whose read failed may still be inside its transaction: closed, not reused
+      c.release(failed);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.active.close();
+  }
+}

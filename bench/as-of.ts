@@ -1,0 +1,145 @@
+/*
+ * Reads as of an instant (docs/design.md, "Reads as of an instant"): what a project's overview and a user's
+ * profile cost with `at=`, at random instants of a history whose project has many events. The history is fed
+ * into a fresh database as the projector applies it (the event log, every projection), then the reads run
+ * through `readAsOf` (the events up to the instant replayed into temporary tables), one after another, and the
+ * figures are printed: per read its total, the fresh tables (the projections' migrations in the temp schema),
+ * the replay, and the events replayed.
+ *
+ *   npm run bench:as-of -- [--events N] [--reads N]
+ *
+ * Writes bench/results/as-of-<UTC timestamp>.json (the figures above and the commit they were taken at).
+ */
+import 'reflect-metadata';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Database, searchPathOption } from '@flaglens/persistence';
+import { IdentityReadModel, OverviewReadModel, readAsOf } from '@flaglens/projections';
+import { generateHistory } from '@flaglens/testing/generate-history';
+import { feedProjections } from '@flaglens/testing/support/feed-projections';
+import { createTestDatabase } from '@flaglens/testing/support/test-database';
+import { cliArgs } from '@flaglens/testing/support/cli-args';
+import { median } from './stats';
+
+const args = cliArgs();
+const EVENTS = Number(args.value('--events') ?? 100_000);
+const READS = Number(args.value('--reads') ?? 10);
+const END = '2026-11-22T09:01:00.000Z';
+
+/** A deterministic stream of numbers in [0, 1). */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => (s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0) / 2 ** 32;
+}
+
+const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+};
+
+async function main(): Promise<void> {
+  // one project with every flag: every event of the history is that project's (or the instance's)
+  const history = generateHistory({
+    seed: 7,
+    projects: 1,
+    flagsPerProject: 200,
+    events: EVENTS,
+    weeks: 52,
+    end: END,
+    rich: true,
+  });
+  const project = history.find((e) => e.project !== null && e.project !== 'default')?.project ?? 'default';
+  const db = await createTestDatabase('asof_bench');
+  const ds = new Database({ url: db.url, max: 2, options: searchPathOption('flaglens_v1') });
+  try {
+    const f0 = performance.now();
+    const batches = [];
+    for (let i = 0; i < history.length; i += 2000) batches.push(history.slice(i, i + 2000));
+    await feedProjections(ds, batches);
+    const [{ n, p }] = await ds.query<{ n: string; p: string }>(
+      `SELECT count(*) AS n, count(*) FILTER (WHERE project = $1) AS p FROM event_log`,
+      [project],
+    );
+    console.log(
+      `fed ${n} events (${p} of project ${project}) in ${((performance.now() - f0) / 1000).toFixed(1)} s`,
+    );
+    const first = Date.parse(history[0].createdAt);
+    const span = Date.parse(END) - first;
+    const rnd = prng(11);
+    const c = await ds.connect();
+    const result: Record<string, unknown> = {
+      at: new Date().toISOString(),
+      commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
+      events: Number(n),
+      projectEvents: Number(p),
+      reads: READS,
+    };
+    try {
+      for (const kind of ['overview', 'profile'] as const) {
+        const totals: number[] = [];
+        const rows: string[] = [];
+        for (let i = 0; i < READS; i++) {
+          // half of the instants uniform in time, half at a random event's instant (uniform in events)
+          const at =
+            i % 2 === 0
+              ? new Date(first + Math.floor(rnd() * span)).toISOString()
+              : history[Math.floor(rnd() * history.length)].createdAt;
+          const t0 = performance.now();
+          const { replay } = await readAsOf<unknown>(c, at, (q) =>
+            kind === 'overview'
+              ? new OverviewReadModel(q).snapshot(project, new Date(at))
+              : new IdentityReadModel(q).profile(2),
+          );
+          const total = performance.now() - t0;
+          totals.push(total);
+          rows.push(
+            `  at ${at}: ${total.toFixed(0).padStart(6)} ms (log read ${replay.loadMs.toFixed(0)} ms, ` +
+              `fresh tables ${replay.freshMs.toFixed(0)} ms, replay of ${replay.events} events ` +
+              `${replay.replayMs.toFixed(0)} ms = ` +
+              `${((1000 * replay.replayMs) / Math.max(1, replay.events)).toFixed(1)} µs/event, ` +
+              `read ${replay.readMs.toFixed(0)} ms)`,
+          );
+        }
+        console.log(
+          `${kind} as of ${READS} random instants: p50 ${median(totals).toFixed(0)} ms, ` +
+            `p99 ${pct(totals, 99).toFixed(0)} ms, max ${Math.max(...totals).toFixed(0)} ms`,
+        );
+        rows.forEach((r) => console.log(r));
+        result[kind] = {
+          p50Ms: Math.round(median(totals)),
+          p99Ms: Math.round(pct(totals, 99)),
+          maxMs: Math.round(Math.max(...totals)),
+        };
+      }
+      // the fixed cost: before the first event, nothing to replay
+      const empty: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const t0 = performance.now();
+        await readAsOf(c, '2000-01-01T00:00:00.000Z', (q) =>
+          new OverviewReadModel(q).snapshot(project, new Date(0)),
+        );
+        empty.push(performance.now() - t0);
+      }
+      console.log(
+        `overview before the first event (fresh tables only): median of 5 ${median(empty).toFixed(0)} ms`,
+      );
+      result.beforeFirstEventMs = Math.round(median(empty));
+      const dir = join(__dirname, 'results');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `as-of-${String(result.at).replace(/[:.]/g, '-')}.json`);
+      writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
+      console.log(`written ${file}`);
+    } finally {
+      c.release();
+    }
+  } finally {
+    await ds.end();
+    await db.drop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

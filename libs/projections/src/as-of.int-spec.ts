@@ -1,0 +1,202 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import type { FlagEvent } from '@flaglens/contract';
+import type { RowQueryable } from '@flaglens/persistence';
+import { generateHistory } from '@flaglens/testing/generate-history';
+import { feedProjections } from '@flaglens/testing/support/feed-projections';
+import { projectionDatabases } from '@flaglens/testing/support/test-database';
+import { interleavedBatches, withLateArrivals } from '@flaglens/testing/test-events';
+import { readAsOf } from './as-of';
+import { IdentityReadModel } from './identity/identity.read-model';
+import { InsightsReadModel } from './insights/insights.read-model';
+import { LifecycleReadModel } from './lifecycle/lifecycle.read-model';
+import { OverviewReadModel } from './overview/overview.read-model';
+
+/**
+ * The overview and the profile as of an instant (docs/design.md, "Reads as of an instant"): for random
+ * histories and random instants T, the read through `readAsOf` on a database fed the whole history, with the
+ * clock at T, equals the same read of a fresh database fed only the events created up to T, with its clock
+ * at T. Real Postgres; events fed as the projector applies them (feedProjections: the event log first, every
+ * projection, one transaction per batch, keys interleaved at random).
+ */
+const END = '2026-11-20T12:00:00.000Z';
+const DAY = 86_400_000;
+const PROJECTS = ['default', 'sim-project-1', 'sim-project-2'];
+/** the generator's users (25) and groups' members, the admin, and one never created */
+const USERS = Array.from({ length: 27 }, (_, i) => i + 1);
+
+/** A history with late arrivals (ids above every other, old `createdAt`), as event-log/as-of.int-spec.ts. */
+function historyOf(seed: number, late: number): FlagEvent[] {
+  const events = generateHistory({
+    seed,
+    projects: PROJECTS.length,
+    flagsPerProject: 4,
+    events: 300,
+    weeks: 12,
+    end: END,
+    rich: true,
+  });
+  return withLateArrivals(events, seed, late);
+}
+
+/**
+ * Every overview (live and archived flag counts), every profile and favourite, the insights and the lifecycle
+ * summary (for everyone, and with a project hidden), read at `now`.
+ */
+async function everything(db: RowQueryable, now: Date, projects: string[]): Promise<unknown> {
+  const overview = new OverviewReadModel(db);
+  const identity = new IdentityReadModel(db);
+  const insights = new InsightsReadModel(db, (p) => identity.countProjectMembers(p));
+  const lifecycle = new LifecycleReadModel(db);
+  const out: Record<string, unknown> = {};
+  for (const hidden of [[], [projects[1]]]) {
+    out[`insights:${hidden.join()}`] = await insights.report(now, { from: null, to: null }, hidden);
+    out[`lifecycle:${hidden.join()}`] = await lifecycle.summary(now, null, hidden);
+  }
+  for (const p of projects)
+    for (const archived of [false, true])
+      out[`overview:${p}:${archived}`] = await overview.snapshot(p, now, archived);
+  for (const u of USERS) {
+    out[`profile:${u}`] = await identity.profile(u);
+    // the favourite the overview's body carries (its visibility is judged as of now, by the api)
+    for (const p of projects) out[`access:${u}:${p}`] = await identity.accessToProject(u, p);
+  }
+  return out;
+}
+
+describe('the overview and the profile as of an instant equal those of a log cut there (real Postgres)', () => {
+  const dbs = projectionDatabases();
+  afterAll(() => dbs.dropAll());
+
+  it('for random histories and instants', async () => {
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.array(
+          // an event's own instant (ties at T included), any instant of the history, before it, after it
+          fc.oneof(
+            fc.nat().map((n) => ({ event: n })),
+            fc.integer({ min: -100 * DAY, max: 70 * DAY }).map((ms) => ({ ms })),
+          ),
+          { minLength: 1, maxLength: 2 },
+        ),
+        async (seed, late, instants) => {
+          const history = historyOf(seed, late);
+          const whole = await dbs.fresh(`asof2_whole_${runs}`);
+          await feedProjections(whole.ds, interleavedBatches(history, seed, 60));
+          const projects = [...PROJECTS, 'never-a-project'];
+          for (const [i, instant] of instants.entries()) {
+            const ms =
+              'event' in instant
+                ? Date.parse(history[instant.event % history.length].createdAt)
+                : Date.parse(END) + instant.ms;
+            const at = new Date(ms).toISOString();
+            const cut = await dbs.fresh(`asof2_cut_${runs}_${i}`);
+            await feedProjections(
+              cut.ds,
+              interleavedBatches(
+                history.filter((e) => Date.parse(e.createdAt) <= ms),
+                seed + i,
+                60,
+              ),
+            );
+            const expected = await everything(cut.ds, new Date(ms), projects);
+            const c = await whole.ds.connect();
+            try {
+              const { value } = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects));
+              expect(value).toEqual(expected);
+            } finally {
+              c.release();
+            }
+          }
+          runs++;
+        },
+      ),
+      { numRuns: 4 },
+    );
+    expect(runs).toBeGreaterThanOrEqual(4);
+  });
+
+  it('the recorded reference sample, at ten instants', async () => {
+    const sample = readFileSync(
+      join(__dirname, '..', '..', '..', 'test', 'fixtures', 'reference-sample', 'events.ndjson'),
+      'utf8',
+    )
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as FlagEvent);
+    const whole = await dbs.fresh('asof2_sample_whole');
+    await feedProjections(whole.ds, interleavedBatches(sample, 1, 10));
+    // one database fed in steps of createdAt: after each step, a flaglens fed the events up to that instant
+    const cut = await dbs.fresh('asof2_sample_cut');
+    const times = [...new Set(sample.map((e) => Date.parse(e.createdAt)))].sort((a, b) => a - b);
+    const instants = Array.from({ length: 10 }, (_, k) => {
+      const t = times[Math.floor((k * (times.length - 1)) / 9)];
+      return k % 2 === 0 ? t : t + 1; // on an event's own instant, and just after it
+    });
+    instants[0] = times[0] - 1; // before the first event
+    const projects = [...new Set(sample.map((e) => e.project).filter((p) => p !== null)), 'default'];
+    const fed = new Set<number>();
+    const c = await whole.ds.connect();
+    try {
+      for (const ms of instants) {
+        const next = sample.filter((e) => Date.parse(e.createdAt) <= ms && !fed.has(e.id));
+        next.forEach((e) => fed.add(e.id));
+        if (next.length > 0) await feedProjections(cut.ds, [next]);
+        const at = new Date(ms).toISOString();
+        const { value } = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects));
+        expect(value).toEqual(await everything(cut.ds, new Date(ms), projects));
+      }
+    } finally {
+      c.release();
+    }
+    expect(fed.size).toBe(sample.length);
+  });
+
+  it('leaves the database and the connection as they were, and writes nothing of its own', async () => {
+    const history = historyOf(5, 3);
+    const { ds } = await dbs.fresh('asof2_untouched');
+    await feedProjections(ds, [history]);
+    const c = await ds.connect();
+    try {
+      const fingerprint = async () =>
+        (
+          await c.query<{ t: string; n: string; h: string }>(
+            `SELECT c.relname AS t, (xpath('/row/n/text()',
+                      query_to_xml(format('SELECT count(*) AS n FROM %I.%I', n.nspname, c.relname), false, true, '')))[1]::text AS n,
+                    (xpath('/row/h/text()', query_to_xml(format(
+                      'SELECT md5(string_agg(x::text, '','' ORDER BY x::text)) AS h FROM %I.%I x', n.nspname, c.relname),
+                      false, true, '')))[1]::text AS h
+               FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+              WHERE c.relkind = 'r' AND n.nspname IN ('flaglens_v1', 'public') ORDER BY 1`,
+          )
+        ).rows;
+      // a statement prepared on this connection before, against the version's tables
+      const prepared = { name: 'asof-flags', text: 'SELECT count(*)::int AS n FROM flag_state' };
+      const before = await fingerprint();
+      const live = (await c.query<{ n: number }>(prepared)).rows[0].n;
+      expect(live).toBeGreaterThan(0);
+      const mid = history[Math.floor(history.length / 2)].createdAt;
+      const { value, replay } = await readAsOf(c, mid, async (db) => {
+        const [{ n }] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM flag_state');
+        // a write to a table of the version is refused, not done
+        await expect(
+          db.query(`INSERT INTO flaglens_v1.event_counts (names, n) VALUES ('{x}', 1)`),
+        ).rejects.toThrow(/read-only transaction/);
+        return n;
+      });
+      expect(replay.events).toBe(history.filter((e) => e.createdAt <= mid).length);
+      expect(value).toBeLessThanOrEqual(live);
+      // the same connection reads the version's tables again, through the statement prepared before
+      expect((await c.query<{ n: number }>(prepared)).rows[0].n).toBe(live);
+      expect(await fingerprint()).toEqual(before);
+      const temp = await c.query(`SELECT 1 FROM pg_class WHERE relpersistence = 't'`);
+      expect(temp.rows).toEqual([]);
+    } finally {
+      c.release();
+    }
+  });
+});
