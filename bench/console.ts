@@ -223,7 +223,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < RUNS; i++) {
       const firstId = await page.$eval('.events .event', (e) => e.getAttribute('data-event-id'));
       const t = await page.evaluate(() => performance.now());
-      await page.click('.pager button:last-child');
+      await page.click('.pager button[data-page="older"]');
       await page.waitForFunction(
         (id) => document.querySelector('.events .event')?.getAttribute('data-event-id') !== id,
         { polling: 'raf' },

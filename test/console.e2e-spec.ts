@@ -20,7 +20,10 @@ const DEMO = join(ROOT, 'test', 'fixtures', 'reference-sample');
 const SHOTS = join(ROOT, 'docs', 'console');
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-/** A private project of alice (2) with a flag: bob (3, Viewer, no member) must not see it anywhere. */
+/**
+ * A private project of alice (2) with a flag and a member added: bob (3, Viewer, no member) must not see it
+ * anywhere.
+ */
 function privateProject(firstId: number): FlagEvent[] {
   const base = {
     createdBy: 'alice@example.com',
@@ -48,7 +51,37 @@ function privateProject(firstId: number): FlagEvent[] {
       featureName: 'vault.secret',
       data: { name: 'vault.secret', type: 'release' },
     },
+    {
+      ...base,
+      id: firstId + 2,
+      createdAt: '2026-11-22T09:02:00.000Z',
+      type: 'project-user-added',
+      project: 'vault',
+      featureName: null,
+      data: { roleId: 5, userId: 2, roleName: 'Member' },
+    },
   ];
+}
+
+/**
+ * An event whose data holds HTML and a `javascript:` link: its summary (markdown made of event data) must show
+ * them as text. On the day before the demo's, so a date range can pick it alone.
+ */
+const HOSTILE = "<img src=x onerror=\"document.title='xss'\">[click](javascript:document.title='xss')";
+function hostileEvent(id: number): FlagEvent {
+  return {
+    id,
+    createdAt: '2026-11-21T12:00:00.000Z',
+    type: 'addon-config-created',
+    createdBy: 'admin',
+    createdByUserId: 1,
+    environment: null,
+    project: 'default',
+    featureName: null,
+    data: { provider: HOSTILE, enabled: true },
+    preData: null,
+    tags: null,
+  };
 }
 
 type Row = string[];
@@ -108,7 +141,12 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     const file = join(tmpdir(), `console-e2e-${process.pid}.ndjson`);
     writeFileSync(
       file,
-      [...lines, ...privateProject(Math.max(...ids) + 1000).map((e) => JSON.stringify(e))].join('\n') +
+      [
+        ...lines,
+        ...[...privateProject(Math.max(...ids) + 1000), hostileEvent(Math.max(...ids) + 2000)].map((e) =>
+          JSON.stringify(e),
+        ),
+      ].join('\n') +
         '\n' +
         readFileSync(join(DEMO, 'sdk-events.ndjson'), 'utf8'),
     );
@@ -120,9 +158,12 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
       async () => {
         const [n] = await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM public.dead_letters');
         const [v] = await stack.db.query<{ n: string }>(
-          `SELECT count(*) AS n FROM event_log WHERE feature_name = 'vault.secret'`,
+          `SELECT count(*) AS n FROM event_log WHERE project = 'vault'`,
         );
-        return Number(n.n) >= 1 && Number(v.n) === 1;
+        const [h] = await stack.db.query<{ n: string }>(
+          `SELECT count(*) AS n FROM event_log WHERE data_text LIKE '%onerror%'`,
+        );
+        return Number(n.n) >= 1 && Number(v.n) === 3 && Number(h.n) === 1;
       },
       { timeoutMs: 90000 },
     );
@@ -153,6 +194,45 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     return r.json() as T;
   }
 
+  type Searched = {
+    events: {
+      id: number;
+      type: string;
+      createdAt: string;
+      project: string | null;
+      label: string;
+      summary: string;
+    }[];
+    total: number;
+  };
+
+  /** Clicks an element through the DOM: a click by coordinates can land elsewhere while content above loads. */
+  async function press(page: Page, selector: string): Promise<void> {
+    await page.waitForSelector(selector);
+    await page.$eval(selector, (b) => (b as HTMLElement).click());
+  }
+
+  /** The page's list (ids in order, and the total it names) equals the search route's answer. */
+  async function shows(page: Page, expected: Searched): Promise<void> {
+    const ids = expected.events.map((e) => e.id);
+    await page
+      .waitForFunction(
+        (want: string, total: number) =>
+          document.querySelector('.page-info')?.getAttribute('data-total') === String(total) &&
+          [...document.querySelectorAll('.events .event')]
+            .map((e) => e.getAttribute('data-event-id'))
+            .join() === want,
+        { timeout: 15000 },
+        ids.join(),
+        expected.total,
+      )
+      .catch(() => undefined); // the comparisons below say what differs
+    expect(
+      await page.$$eval('.events .event', (els) => els.map((e) => Number(e.getAttribute('data-event-id')))),
+    ).toEqual(ids);
+    expect(await page.$eval('.page-info', (p) => p.getAttribute('data-total'))).toBe(String(expected.total));
+  }
+
   it('is served with a strict CSP and no inline script', async () => {
     const r = await httpGet(stack.port, '/console/');
     expect(r.status).toBe(200);
@@ -162,6 +242,25 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     expect(csp).not.toContain('unsafe-eval');
     expect(r.text).not.toMatch(/<script>(?!<\/script>)|<script[^>]*>[^<]+<\/script>/);
     expect(r.text).not.toMatch(/https?:\/\//); // nothing from elsewhere
+  });
+
+  it('opens at the README’s link, /console without the slash, with its styles and script', async () => {
+    const page = await browser.newPage();
+    const problems = collectProblems(page);
+    const answers: string[] = [];
+    page.on('response', (r) => answers.push(`${r.status()} ${new URL(r.url()).pathname}`));
+    await page.goto(`${base}/console`, { waitUntil: 'load' });
+    await page.waitForSelector('#token'); // the script ran
+    expect(new URL(page.url()).pathname).toBe('/console/');
+    // the stylesheet applied: the body's font is the console's, not the browser's default serif
+    expect(await page.evaluate(() => getComputedStyle(document.body).fontFamily)).not.toMatch(/^"?Times/);
+    expect(answers.filter((a) => !/^(200|301|304) /.test(a))).toEqual([]);
+    expect(answers).toContain('301 /console');
+    expect(problems).toEqual([]);
+    // the query string goes along; the path's letter case does not matter
+    const r = await httpGet(stack.port, '/CONSOLE?x=1');
+    expect([r.status, r.headers.location]).toEqual([301, '/console/?x=1']);
+    await page.close();
   });
 
   it('the api behind it: operators only on Operations, visibility on names and pages', async () => {
@@ -242,6 +341,10 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
         String(r.potentiallyStale),
       ]),
     );
+    // the time axis speaks in weeks: every tick is a week of the table, none between them
+    const ticks = await page.$eval('[data-chart="flags"] [data-ticks]', (e) => e.getAttribute('data-ticks'));
+    expect(ticks!.split(' ').length).toBeGreaterThan(0);
+    for (const t of ticks!.split(' ')) expect(flags.rows.map((r) => r[0])).toContain(t);
     const users = await chartTable(page, 'users');
     expect(users.rows).toEqual(
       ins.userTrends.map((r) => [r.date.slice(0, 10), String(r.total), String(r.active), String(r.inactive)]),
@@ -300,8 +403,17 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
         [...(s as HTMLSelectElement).selectedOptions].map((o) => o.value),
       ),
     ).toEqual([project]);
+    // one week alone: its one tick, not an axis of years
+    expect(await page.$eval('[data-chart="flags"] [data-ticks]', (e) => e.getAttribute('data-ticks'))).toBe(
+      day,
+    );
     await page.goto(`${base}/console/#/insights`);
-    await page.waitForSelector('[data-chart="flags"] canvas');
+    // the whole range drawn again (ticks as at first), not the one week before
+    await page.waitForFunction(
+      (t) => document.querySelector('[data-chart="flags"] [data-ticks]')?.getAttribute('data-ticks') === t,
+      {},
+      ticks,
+    );
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: join(SHOTS, 'insights.png'), fullPage: true });
     expect(await axeSerious(page)).toEqual([]);
@@ -332,8 +444,152 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     const first = await page.$eval('.events .event', (e) => e.textContent ?? '');
     expect(first).toContain(all.events[0].type);
     expect(first).toContain(all.events[0].createdBy);
+    // the diff on demand
+    expect(await page.$$eval('.events table.diff', (t) => t.length)).toBe(0);
+    await page.click('.events .event button[aria-expanded="false"]');
+    await page.waitForSelector('.events table.diff');
     expect(await page.$$eval('.events table.diff tbody tr', (r) => r.length)).toBeGreaterThan(0);
     await page.screenshot({ path: join(SHOTS, 'flag.png'), fullPage: false });
+    expect(await axeSerious(page)).toEqual([]);
+    // the search route's filters, the flag fixed: a type, then a free text, kept in the URL
+    const type = all.events[0].type;
+    const byType = await api<Searched>(
+      `/api/admin/search/events?feature=IS:${encodeURIComponent(flag)}&type=IS:${type}&offset=0&limit=50`,
+      admin,
+    );
+    expect(byType.total).toBeLessThan(all.events.length);
+    await page.$eval('form[aria-label="Event filters"] input[name=type]', (i) => {
+      (i as HTMLInputElement).value = '';
+    });
+    await page.type('form[aria-label="Event filters"] input[name=type]', type);
+    await page.click('form[aria-label="Event filters"] button[type=submit]');
+    await shows(page, byType);
+    expect(new URL(page.url()).hash).toBe(`#/flag/${encodeURIComponent(flag)}?type=${type}`);
+    const text = 'flexibleRollout';
+    const byText = await api<Searched>(
+      `/api/admin/search/events?feature=IS:${encodeURIComponent(flag)}&query=${text}&environment=IS:production&offset=0&limit=50`,
+      admin,
+    );
+    expect(byText.total).toBeGreaterThan(0);
+    expect(byText.total).toBeLessThan(all.events.length);
+    await page.goto(`${base}/console/#/flag/${encodeURIComponent(flag)}?q=${text}&environment=production`);
+    await shows(page, byText);
+    await page.reload();
+    await shows(page, byText);
+    expect(await page.$eval('input[name=q]', (i) => (i as HTMLInputElement).value)).toBe(text);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('Events: the rows equal the search route’s for the same filters, kept in the URL', async () => {
+    const { page, problems } = await signedIn(admin);
+    const search = (q: string) => api<Searched>(`/api/admin/search/events?${q}`, admin);
+    const all = await search('offset=0&limit=50');
+    expect(all.total).toBeGreaterThan(50);
+    expect(await page.$$eval('nav[aria-label="Pages"] a', (a) => a.map((e) => e.textContent))).toEqual([
+      'Insights',
+      'Flags',
+      'Events',
+      'Projects',
+      'Operations',
+    ]);
+    await page.click('nav[aria-label="Pages"] a[href="#/events"]');
+    await shows(page, all);
+    const first = await page.$eval('.events .event', (e) => ({
+      label: e.querySelector('.summary .label')?.textContent,
+      summary: e.querySelector('.summary')?.textContent,
+      type: e.querySelector('.type')?.textContent,
+      time: e.querySelector('time')?.getAttribute('datetime'),
+    }));
+    expect(first).toEqual({
+      label: all.events[0].label,
+      summary: `${all.events[0].label}: ${all.events[0].summary.replace(/\*\*|\[|\]\([^)]*\)/g, '')}`,
+      type: all.events[0].type,
+      time: all.events[0].createdAt,
+    });
+    // paging: the next page is the route's offset 50, in the URL
+    await page.click('nav[aria-label="Event pages"] button[data-page="older"]');
+    await shows(page, await search('offset=50&limit=50'));
+    expect(new URL(page.url()).hash).toBe('#/events?offset=50');
+    const type = 'feature-created';
+    const views: [string, string][] = [
+      [`type=${type}`, `type=IS:${type}`],
+      ['q=checkout', 'query=checkout'],
+      ['from=2026-11-22&to=2026-11-22', 'from=IS:2026-11-22&to=IS:2026-11-22'],
+      ['from=2026-11-21&to=2026-11-21', 'from=IS:2026-11-21&to=IS:2026-11-21'],
+      ['project=default', 'project=IS:default'],
+      ['project=default&offset=50', 'project=IS:default&offset=50'],
+    ];
+    for (const [hash, query] of views) {
+      const expected = await search(`${query}${query.includes('offset') ? '' : '&offset=0'}&limit=50`);
+      expect(expected.total).toBeGreaterThan(0);
+      expect(expected.total).toBeLessThan(all.total);
+      await page.goto(`${base}/console/#/events?${hash}`);
+      await shows(page, expected);
+    }
+    // the form: a type and a creator (from the event creators) land in the URL, and a reload shows the same
+    await page.goto(`${base}/console/#/events`);
+    await shows(page, all);
+    const creators = await api<{ id: number; name: string }[]>('/api/admin/event-creators', admin);
+    expect(creators.map((c) => c.id)).toContain(1);
+    await page.waitForSelector('select[name=createdBy] option[value="1"]');
+    expect(
+      await page.$$eval('select[name=createdBy] option', (o) => o.map((e) => e.getAttribute('value'))),
+    ).toEqual(['', ...creators.map((c) => String(c.id))]);
+    await page.type('input[name=type]', 'addon-config-created');
+    await page.select('select[name=createdBy]', '1');
+    await page.click('form[aria-label="Event filters"] button[type=submit]');
+    const hostile = await search('type=IS:addon-config-created&createdBy=IS:1&offset=0&limit=50');
+    expect(hostile.total).toBeGreaterThan(0);
+    await shows(page, hostile);
+    expect(new URL(page.url()).hash).toBe('#/events?type=addon-config-created&createdBy=1');
+    await page.reload();
+    await shows(page, hostile);
+    expect(await page.$eval('select[name=createdBy]', (s) => (s as HTMLSelectElement).value)).toBe('1');
+    // the summary made of event data shows its HTML and its javascript: link as text
+    const event = hostile.events.find((e) => e.summary.includes('onerror'))!;
+    expect(event.summary).toContain(HOSTILE);
+    const summary = await page.$eval(`.event[data-event-id="${event.id}"] .summary`, (e) => ({
+      text: e.textContent,
+      bold: [...e.querySelectorAll('strong')].map((b) => b.textContent),
+    }));
+    expect(summary.text).toContain(HOSTILE);
+    expect(summary.bold).toEqual(['admin', HOSTILE]);
+    expect(await page.$$eval('.events img', (i) => i.length)).toBe(0);
+    expect(await page.$$eval('.summary a', (a) => a.map((e) => e.getAttribute('href')))).toEqual([]);
+    expect(await page.title()).not.toBe('xss');
+    // links in summaries are http(s) only, opened apart
+    await page.goto(`${base}/console/#/events?type=${type}`);
+    await page.waitForSelector('.summary a');
+    for (const a of await page.$$eval('.summary a', (l) =>
+      l.map((e) => [e.getAttribute('href'), e.getAttribute('rel')]),
+    )) {
+      expect(a[0]).toMatch(/^https?:\/\//);
+      expect(a[1]).toContain('noopener');
+    }
+    await page.goto(`${base}/console/#/events`);
+    await shows(page, all);
+    await page.click('.events .event button[aria-expanded="false"]');
+    await page.waitForSelector('.events table.diff');
+    await page.screenshot({ path: join(SHOTS, 'events.png'), fullPage: false });
+    expect(await axeSerious(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('Events: a non-member sees no private project’s events', async () => {
+    const vault = await api<Searched>('/api/admin/search/events?project=IS:vault', admin);
+    expect(vault.total).toBe(3);
+    const mine = await api<Searched>('/api/admin/search/events?offset=0&limit=50', bob);
+    expect(mine.events.some((e) => e.project === 'vault')).toBe(false);
+    const { page, problems } = await signedIn(bob);
+    await page.goto(`${base}/console/#/events`);
+    await shows(page, mine);
+    await page.waitForFunction(() => document.querySelectorAll('select[name=project] option').length > 1);
+    expect(await page.content()).not.toContain('vault');
+    await page.goto(`${base}/console/#/events?project=vault`);
+    await shows(page, { events: [], total: 0 });
+    expect(await page.$eval('.page-info', (p) => p.textContent)).toMatch(/^No events/);
     expect(await axeSerious(page)).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
@@ -376,6 +632,122 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     ).toEqual(ov.environments.map((e) => e.environment));
     await page.screenshot({ path: join(SHOTS, 'project.png'), fullPage: true });
     expect(await axeSerious(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('Project and flag as of an instant, and a project compared between two, each change linked to its event', async () => {
+    // the demo's project `default`: one flag by T1, then six more created, enabled, archived, deleted by T2
+    const T1 = '2026-11-22T08:52:50.000Z';
+    const T2 = '2026-11-22T08:52:53.000Z';
+    type Ov = { featureTypeCounts: { type: string; count: number }[] };
+    const flags = (o: Ov) => o.featureTypeCounts.reduce((n, t) => n + t.count, 0);
+    const then = await api<Ov>(`/api/admin/projects/default/overview?at=${T1}`, admin);
+    const now = await api<Ov>('/api/admin/projects/default/overview', admin);
+    expect(flags(then)).toBe(1);
+    expect(flags(now)).toBeGreaterThan(1);
+    const { page, problems } = await signedIn(admin);
+    const typeCounts = () =>
+      page.$$eval('[data-card="feature-types"] li[data-type]', (l) =>
+        l.map((e) => ({ type: e.getAttribute('data-type'), count: Number(e.getAttribute('data-value')) })),
+      );
+    const hashParam = (name: string) =>
+      page.evaluate((n) => new URLSearchParams(location.hash.split('?')[1] ?? '').get(n), name);
+
+    // a link with `at` shows the earlier state, and says so
+    await page.goto(`${base}/console/#/project/default?at=${T1}`);
+    await page.waitForSelector(`.as-of[data-as-of="${T1}"]`);
+    await page.waitForSelector('[data-card="feature-types"]');
+    expect(await typeCounts()).toEqual(then.featureTypeCounts);
+    // "Now" returns to live reads
+    await press(page, 'button[data-time="now"]');
+    await page.waitForSelector('[data-as-of=""]');
+    await page.waitForFunction(
+      (n: number) =>
+        [...document.querySelectorAll('[data-card="feature-types"] li[data-type]')].reduce(
+          (s, e) => s + Number(e.getAttribute('data-value')),
+          0,
+        ) === n,
+      { timeout: 15000 },
+      flags(now),
+    );
+    expect(await hashParam('at')).toBeNull();
+    // the control puts the instant in the URL
+    await page.$eval('input[name=at]', (i) => ((i as HTMLInputElement).value = '2026-11-22T08:52:50'));
+    await press(page, 'button[data-time="show"]');
+    await page.waitForSelector(`.as-of[data-as-of="${T1}"]`);
+    expect(await hashParam('at')).toBe(T1);
+
+    // compare T1 and T2: the changes are the project's events in (T1, T2], classified, oldest first
+    await page.$eval('input[name=t1]', (i) => ((i as HTMLInputElement).value = '2026-11-22T08:52:50'));
+    await page.$eval('input[name=t2]', (i) => ((i as HTMLInputElement).value = '2026-11-22T08:52:53'));
+    await press(page, 'button[data-compare="go"]');
+    await page.waitForSelector('.compare-info');
+    expect([await hashParam('t1'), await hashParam('t2'), await hashParam('at')]).toEqual([T1, T2, T1]);
+    const searched = await api<{ events: (Searched['events'][number] & { featureName: string | null })[] }>(
+      `/api/admin/search/events?project=IS:default&at=${T2}&limit=1000`,
+      admin,
+    );
+    const kinds: Record<string, string> = {
+      'feature-created': 'added',
+      'feature-environment-enabled': 'enabled',
+      'feature-environment-disabled': 'disabled',
+      'feature-archived': 'archived',
+      'feature-revived': 'revived',
+      'feature-deleted': 'deleted',
+    };
+    const expected = searched.events
+      .filter((e) => e.createdAt > T1 && kinds[e.type])
+      .reverse()
+      .map((e) => ({ id: e.id, kind: kinds[e.type] }));
+    const rows = await page.$$eval('.changes tbody tr', (trs) =>
+      trs.map((tr) => ({ id: Number(tr.getAttribute('data-event-id')), kind: tr.getAttribute('data-kind') })),
+    );
+    expect(rows).toEqual(expected);
+    const count = (k: string) => rows.filter((r) => r.kind === k).length;
+    expect([count('added'), count('enabled'), count('disabled'), count('archived')]).toEqual([7, 8, 2, 3]);
+    expect([count('revived'), count('deleted')]).toEqual([1, 1]);
+    await page.waitForSelector('[data-card="feature-types"]');
+    await page.screenshot({ path: join(SHOTS, 'project-compare.png'), fullPage: true });
+    expect(await axeSerious(page)).toEqual([]);
+
+    // each change links to its event: the deletion's link opens the event log on that one event
+    const deleted = rows.find((r) => r.kind === 'deleted')!;
+    await press(page, `.changes tr[data-event-id="${deleted.id}"] a[data-event-link]`);
+    await shows(page, { events: [{ id: deleted.id }], total: 1 } as Searched);
+    expect(await page.$eval('.events .event .type', (e) => e.textContent)).toBe('feature-deleted');
+    expect(await page.$eval('#history-title', (h) => h.textContent)).toBe(`Event #${deleted.id}`);
+
+    // members changed: alice's private project, a flag and then a member added
+    const vault = await api<Searched>('/api/admin/search/events?project=IS:vault', admin);
+    const [added, member] = vault.events.filter((e) => e.type !== 'project-created').reverse();
+    expect(member.type).toBe('project-user-added');
+    await page.goto(`${base}/console/#/project/vault?t1=2026-11-22T08:59:00Z&t2=2026-11-22T09:03:00Z`);
+    await page.waitForSelector('.compare-info');
+    expect(
+      await page.$$eval('.changes tbody tr', (trs) =>
+        trs.map((tr) => [Number(tr.getAttribute('data-event-id')), tr.getAttribute('data-kind')]),
+      ),
+    ).toEqual([
+      [added.id, 'added'],
+      [member.id, 'member'],
+    ]);
+
+    // the flag page as of T1: the flag's events up to T1, as the search answers them
+    const flag = searched.events.find((e) => e.createdAt <= T1 && e.featureName)!.featureName!;
+    await page.goto(`${base}/console/#/flag/${encodeURIComponent(flag)}?at=${T1}`);
+    await page.waitForSelector(`.as-of[data-as-of="${T1}"]`);
+    const flagThen = await api<Searched>(
+      `/api/admin/search/events?feature=IS:${encodeURIComponent(flag)}&at=${T1}&offset=0&limit=50`,
+      admin,
+    );
+    expect(flagThen.total).toBeGreaterThan(0);
+    await shows(page, flagThen);
+    await press(page, 'button[data-time="now"]');
+    await shows(
+      page,
+      await api<Searched>(`/api/admin/search/events?feature=IS:${encodeURIComponent(flag)}&limit=50`, admin),
+    );
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -423,6 +795,7 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     expect(await page.$$eval('nav[aria-label="Pages"] a', (a) => a.map((e) => e.textContent))).toEqual([
       'Insights',
       'Flags',
+      'Events',
       'Projects',
     ]);
     await page.waitForSelector('[data-chart="flags"] canvas');

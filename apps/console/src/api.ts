@@ -48,9 +48,6 @@ export interface Profile {
   rootRole: { id: number; name: string; type: string };
 }
 
-/** The predefined Admin root role: operators (the Operations page) are the users holding it. */
-export const ADMIN_ROLE_ID = 1;
-
 export interface FlagTrend {
   date: string;
   total: number;
@@ -113,9 +110,8 @@ export interface FeatureEvent {
   preData: unknown;
   tags: Tag[] | null;
 }
-export interface EventPage {
-  toggleName: string;
-  events: FeatureEvent[];
-  totalEvents: number | null;
-  next: string | null;
+/** An event of the search route: the event list's JSON with Unleash's `label` and markdown `summary`. */
+export interface SearchedEvent extends FeatureEvent {
+  label: string;
+  summary: string;
 }

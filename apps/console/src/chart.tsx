@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
+import { weekLabel, weekRange, weekTicks } from './week-axis';
 
 export interface Series {
   label: string;
@@ -73,22 +74,33 @@ export function Chart({ data }: { data: ChartData }) {
     const el = box.current;
     if (!el) return;
     const width = () => Math.max(280, el.clientWidth);
+    const xs = data.dates.map((d) => Date.parse(d) / 1000);
     const opts: uPlot.Options = {
       width: width(),
       height: 240,
+      // room right of the plot for half the newest week's label, which sits on the edge
+      padding: [12, 40, 0, 0],
       scales: {
         // one week alone: a week either side, not uPlot's default span of years
-        x: {
-          time: true,
-          range: (_u, min, max) => (min === max ? [min - 7 * 86400, max + 7 * 86400] : [min, max]),
-        },
+        x: { time: true, range: (_u, min, max) => weekRange(xs, min, max) },
         ...(data.max !== undefined ? { y: { range: [0, data.max] as [number, number] } } : {}),
       },
-      axes: [{}, { label: data.unit, size: 60 }],
+      axes: [
+        {
+          // ticks on the weeks themselves (week-axis.ts), not uPlot's hours and days between them
+          splits: (u) => weekTicks(xs, u.bbox.width / devicePixelRatio),
+          values: (_u, splits) => {
+            const labels = splits.map(weekLabel);
+            el.dataset.ticks = labels.join(' ');
+            return labels;
+          },
+        },
+        { label: data.unit, size: 60 },
+      ],
       series: [
         {
           label: 'week',
-          value: (_u, v) => (v === null ? '–' : new Date(v * 1000).toISOString().slice(0, 10)),
+          value: (_u, v) => (v === null ? '–' : weekLabel(v)),
         },
         ...data.series.map((s, i) => ({
           label: s.label,
@@ -107,7 +119,6 @@ export function Chart({ data }: { data: ChartData }) {
         ],
       },
     };
-    const xs = data.dates.map((d) => Date.parse(d) / 1000);
     const plot = new uPlot(opts, [xs, ...data.series.map((s) => s.values)] as uPlot.AlignedData, el);
     const canvas = el.querySelector('canvas');
     canvas?.setAttribute('role', 'img');

@@ -2,7 +2,9 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
-import { ADMIN_ROLE_ID, clearToken, getJson, storedToken, storeToken, type Profile } from './api';
+import { isRootAdminRole } from '@flaglens/projections/identity/root-admin';
+import { clearToken, getJson, storedToken, storeToken, type Profile } from './api';
+import { EventsPage } from './events';
 import { FlagPage } from './flag';
 import { InsightsPage } from './insights';
 import { OperationsPage } from './operations';
@@ -80,10 +82,11 @@ function App() {
   }, []);
   if (!checked) return <p>Loading…</p>;
   if (!profile) return <SignIn onSignedIn={setProfile} />;
-  const operator = profile.rootRole.id === ADMIN_ROLE_ID;
+  const operator = isRootAdminRole(profile.rootRole);
   const pages: [string, string][] = [
     ['insights', 'Insights'],
     ['flag', 'Flags'],
+    ['events', 'Events'],
     ['project', 'Projects'],
     ...(operator ? ([['operations', 'Operations']] as [string, string][]) : []),
   ];
@@ -126,6 +129,7 @@ function App() {
       <main id="main" tabIndex={-1}>
         {page === 'insights' && <InsightsPage route={route} />}
         {page === 'flag' && <FlagPage route={route} />}
+        {page === 'events' && <EventsPage route={route} />}
         {page === 'project' && <ProjectPage route={route} />}
         {page === 'operations' && <OperationsPage />}
       </main>

@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './api';
+import { parseInstant } from './as-of';
+import { CompareInstants } from './project-compare';
 import { href, type Route } from './route';
+import { TimeControl } from './time-control';
 
 interface Overview {
   name: string;
@@ -58,6 +61,10 @@ export function ProjectPage({ route }: { route: Route }) {
   const [ov, setOv] = useState<Overview | null>(null);
   const [error, setError] = useState<string | null>(null);
   const id = route.arg;
+  const at = parseInstant(route.params.get('at'));
+  const t1 = parseInstant(route.params.get('t1'));
+  const t2 = parseInstant(route.params.get('t2'));
+  const view = { at, t1, t2 };
   useEffect(() => {
     getJson<{ projects: { id: string; name: string | null }[] }>('/api/admin/console/projects')
       .then((r) => setProjects(r.projects))
@@ -68,13 +75,14 @@ export function ProjectPage({ route }: { route: Route }) {
     let live = true;
     setOv(null);
     setError(null);
-    getJson<Overview>(`/api/admin/projects/${encodeURIComponent(id)}/overview`)
+    const asOf = at ? `?at=${encodeURIComponent(at)}` : '';
+    getJson<Overview>(`/api/admin/projects/${encodeURIComponent(id)}/overview${asOf}`)
       .then((r) => live && setOv(r))
       .catch((e: Error) => live && setError(e.message));
     return () => {
       live = false;
     };
-  }, [id]);
+  }, [id, at]);
   const s = ov?.stats ?? {};
   return (
     <>
@@ -85,7 +93,7 @@ export function ProjectPage({ route }: { route: Route }) {
           <select
             name="project"
             value={id}
-            onChange={(e) => (location.hash = href('project', e.currentTarget.value))}
+            onChange={(e) => (location.hash = href('project', e.currentTarget.value, view))}
           >
             <option value="">Choose…</option>
             {projects.map((p) => (
@@ -96,11 +104,15 @@ export function ProjectPage({ route }: { route: Route }) {
           </select>
         </label>
       </form>
+      {id && (
+        <TimeControl at={at} go={(next) => (location.hash = href('project', id, { ...view, at: next }))} />
+      )}
       {error && (
         <p role="alert" class="error">
           {error}
         </p>
       )}
+      {id && !ov && !error && <p aria-live="polite">Loading the overview…</p>}
       {ov && (
         <div class="cards">
           {WINDOWS.map((w) => (
@@ -182,6 +194,7 @@ export function ProjectPage({ route }: { route: Route }) {
           </Card>
         </div>
       )}
+      {id && <CompareInstants project={id} t1={t1} t2={t2} keep={{ at }} />}
       {!id && <p>Choose a project to see its overview.</p>}
     </>
   );

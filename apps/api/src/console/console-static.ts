@@ -31,8 +31,9 @@ export function consoleDir(): string | null {
 }
 
 /**
- * Serves the console's static files at /console/ (index.html at /console and /console/), with the strict
- * CSP above. Nothing is fetched from elsewhere at run time: the files are built by `npm run build`.
+ * Serves the console's static files at /console/ (index.html at /console/), with the strict CSP above.
+ * `/console` (the README's link) redirects to `/console/`: the page names its files relative to its own
+ * directory (`./main.*.js`), which from `/console` would resolve under `/`. Nothing is fetched from elsewhere at run time: the files are built by `npm run build`.
  * Without a built console the api runs as before and says so once.
  */
 export async function serveConsole(app: NestFastifyApplication, warn: (m: string) => void): Promise<void> {
@@ -50,7 +51,7 @@ export async function serveConsole(app: NestFastifyApplication, warn: (m: string
       /\.[0-9A-Z]{8}\.(js|css)$/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache',
     );
   };
-  // every file under dist/console; /console and /console/ are the page
+  // every file under dist/console; /console/ is the page
   await fastify.register(fastifyStatic, {
     root,
     prefix: '/console/',
@@ -60,7 +61,13 @@ export async function serveConsole(app: NestFastifyApplication, warn: (m: string
     cacheControl: false,
     setHeaders: headers,
   });
-  fastify.get('/console', (_req, reply) => {
+  // one route for /console and /console/ (routing ignores a trailing slash); the query string goes along to
+  // the redirect (the fragment, the page's route, stays in the browser)
+  fastify.get('/console', (req, reply) => {
+    const query = req.url.indexOf('?');
+    const path = query === -1 ? req.url : req.url.slice(0, query);
+    if (!path.endsWith('/'))
+      return reply.redirect(`/console/${query === -1 ? '' : req.url.slice(query)}`, 301);
     headers(reply, 'index.html');
     return reply.sendFile('index.html');
   });

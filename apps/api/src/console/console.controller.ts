@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { ADMIN_ROLE_ID, IdentityReadModel } from '@flaglens/projections';
+import { IdentityReadModel, isRootAdminRole } from '@flaglens/projections';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { Visibility } from '../auth/visibility.service';
 import { jsonBody, sendJson } from '../common/json-body';
@@ -97,9 +97,9 @@ export class ConsoleController {
     await sendJson(res, jsonBody(JSON.stringify(d)));
   }
 
-  /** Operators: users whose root role is the predefined Admin (the role that sees every private project). */
+  /** Operators: root Admins (isRootAdminRole), the users who see every event. */
   private async requireOperator(userId: number): Promise<void> {
     const role = await this.identity.rootRoleOf(userId);
-    if (role.id !== ADMIN_ROLE_ID) throw forbidden();
+    if (!isRootAdminRole(role)) throw forbidden();
   }
 }
