@@ -1,8 +1,8 @@
 /** Three test tiers, told apart by file name (docs/testing.md, "Tiers"). */
 const moduleNameMapper = {
-  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability|source|testing)$':
+  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability|source|operations|testing)$':
     '<rootDir>/libs/$1/src',
-  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability|source|testing)/(.*)$':
+  '^@flaglens/(contract|persistence|kafka|projections|config|pipeline|observability|source|operations|testing)/(.*)$':
     '<rootDir>/libs/$1/src/$2',
 };
 const base = {
@@ -15,8 +15,14 @@ const base = {
   modulePathIgnorePatterns: ['<rootDir>/.cache/', '<rootDir>/dist/', '<rootDir>/.run/'],
 };
 module.exports = {
+  // longest files first, and `--shard` by recorded seconds (scripts/test-sequencer.js)
+  testSequencer: '<rootDir>/scripts/test-sequencer.js',
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,scripts,bench}/**/*.spec.ts'] },
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs,migrations,scripts,bench,conformance}/**/*.spec.ts'],
+    },
     {
       ...base,
       displayName: 'int',

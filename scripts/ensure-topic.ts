@@ -16,7 +16,7 @@
  * creation failed.
  */
 import { Admin, ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
-import { kafkaSecurityFromEnv } from '@flaglens/kafka';
+import { createTopicWithLeaders, kafkaSecurityFromEnv } from '@flaglens/kafka';
 
 const MAX_MESSAGE_BYTES = 4194304;
 const EXPECTED_CONFIG: Record<string, string> = {
@@ -115,16 +115,11 @@ async function main(): Promise<void> {
     if (opts.waitOnly) return;
 
     if (!topics.includes(topic)) {
-      const created = await admin.createTopics({
-        waitForLeaders: true,
-        topics: [
-          {
-            topic,
-            numPartitions: partitions,
-            replicationFactor,
-            configEntries: Object.entries(EXPECTED_CONFIG).map(([name, value]) => ({ name, value })),
-          },
-        ],
+      const created = await createTopicWithLeaders(admin, {
+        topic,
+        numPartitions: partitions,
+        replicationFactor,
+        configEntries: Object.entries(EXPECTED_CONFIG).map(([name, value]) => ({ name, value })),
       });
       // createTopics returns false if the topic appeared in the meantime (another caller): still fine.
       log(

@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
 # `npm test`: every test tier, from nothing on a machine of our kind. Installs if needed, starts the
 # infrastructure (idempotent: the Kafka broker, Postgres if local and down; left running, `npm run infra:down`
-# stops the broker), then unit, integration, end-to-end and the chaos run's short form (which starts, restarts
-# and deletes a Postgres cluster and a Kafka broker of its own: never the machine's or the shared ones).
+# stops the broker), then every tier in two lanes side by side (scripts/lanes.sh; each test file has its own
+# database, topic and consumer group, so files of the two lanes run at once): the integration and end-to-end
+# files together, split in two shards of about equal seconds (scripts/test-sequencer.js, by the seconds recorded
+# in scripts/test-durations.json), one per lane; unit before the first, the chaos run's short form (its own
+# Postgres cluster and Kafka broker: never the machine's or the shared ones) after the second. Each lane's output
+# is printed whole when it ends; the status fails if either fails. Jest's results go to .run/test-results/
+# (`npm run -s test:durations` records their seconds for the next split). Two lanes: docs/testing.md, "CI", says
+# what a third did.
+#   npm test -- --ci   (what .ci/run calls) adds, in the same lanes: lint before unit and the conformance run
+#                      against Unleash 6.10.1 and 8.2.0 after the first shard; the bench's short form after chaos
 set -euo pipefail
+ci=0
+for arg in "$@"; do
+  case "$arg" in
+    --ci) ci=1 ;;
+    *) echo "usage: npm test [-- --ci]" >&2; exit 2 ;;
+  esac
+done
 cd "$(dirname "$0")/.."
 # the tests run on the project's Node (24, or FLAGLENS_NODE), whichever Node ran `npm test`: jest, the apps and
 # every tool they spawn find it first on PATH (scripts/node-runtime.sh)
@@ -14,7 +29,23 @@ echo "[test] node $(node --version) ($(command -v node))"
 # bench's load tool (bench/load.spec.ts runs its wrk cases only where wrk is installed)
 bash scripts/system-packages.sh chromium:chromium nginx:nginx prometheus:prometheus wrk:wrk
 bash scripts/infra.sh up
-npm run -s test:unit
-npm run -s test:int
-npm run -s test:e2e
-npm run -s test:chaos
+# the one build (scripts/build.sh): the apps the tests start compiled (test/start.e2e-spec.ts, the chaos run, the
+# bench) start from it; their own `npm run build` then finds it done (and would wait for it, never race it)
+npm run -s build
+# one shard of the integration and end-to-end files (jest's --shard through scripts/test-sequencer.js), its
+# results kept for `npm run -s test:durations`. --forceExit: a file whose beforeAll failed can leave a client
+# connected (its afterAll has nothing to close), and jest would then wait for it forever after the last file
+rm -rf .run/test-results && mkdir -p .run/test-results
+shard() {
+  echo "bash scripts/node-runtime.sh exec jest --selectProjects int e2e --runInBand --forceExit --shard=$1/2 --json --outputFile=.run/test-results/shard-$1.json"
+}
+if [[ "$ci" == "1" ]]; then
+  bash scripts/lanes.sh \
+    --lane lint-unit-shard1-conformance 'npm run -s lint' 'npm run -s test:unit' "$(shard 1)" \
+    'npm run -s conformance -- --unleash 6.10.1 --unleash 8.2.0' \
+    --lane shard2-chaos-bench "$(shard 2)" 'npm run -s test:chaos' 'npm run -s bench -- --quick'
+else
+  bash scripts/lanes.sh \
+    --lane unit-shard1 'npm run -s test:unit' "$(shard 1)" \
+    --lane shard2-chaos "$(shard 2)" 'npm run -s test:chaos'
+fi

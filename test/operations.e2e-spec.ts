@@ -1,7 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Kafka } from 'kafkajs';
 import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import {
+  BROKERS,
+  createTestTopic,
+  produce,
+  testGroup,
+  testKafka,
+} from '@flaglens/testing/support/test-kafka';
 import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
 import { freePort, httpGet } from '@flaglens/testing/support/http';
 import { apiGet } from '@flaglens/testing/support/openapi';
@@ -41,7 +47,7 @@ describe('operations: /metrics, /health, JSON logs (running apps)', () => {
       DATABASE_URL: db.url,
       KAFKA_BROKERS: BROKERS,
       KAFKA_TOPIC: topic,
-      KAFKA_GROUP_ID: 'ops-e2e',
+      KAFKA_GROUP_ID: testGroup('ops-e2e'),
       PORT: String(port),
       PROJECTOR_PORT: String(projectorPort),
       METRICS_TOKEN: TOKEN,

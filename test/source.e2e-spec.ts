@@ -147,8 +147,9 @@ describe('source unleash (CLI) into a running flaglens', () => {
       '--database-url',
       `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/unleash`,
     ]);
+    // 0.5 + 1 + 2 s of backoff, after the CLI's start (seconds on a loaded machine)
     await waitFor('three attempts', async () => cli.output.join('').split('unreachable').length > 3, {
-      timeoutMs: 20000,
+      timeoutMs: 60000,
     });
     cli.child.kill('SIGTERM');
     await cli.exited;

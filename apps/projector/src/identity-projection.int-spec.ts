@@ -7,7 +7,13 @@ import { eventKey, type FlagEvent } from '@flaglens/contract';
 import { Database, searchPathOption } from '@flaglens/persistence';
 import { createProjectorApp } from './main';
 import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import {
+  BROKERS,
+  createTestTopic,
+  produce,
+  testGroup,
+  testKafka,
+} from '@flaglens/testing/support/test-kafka';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 import { identityChanges } from '@flaglens/projections/identity/identity.logic';
 import { IdentityState } from '@flaglens/testing/identity-state';
@@ -34,7 +40,7 @@ async function pipeline(label: string) {
       DATABASE_URL: db.url,
       KAFKA_BROKERS: BROKERS,
       KAFKA_TOPIC: topic,
-      KAFKA_GROUP_ID: `g-${label}`,
+      KAFKA_GROUP_ID: testGroup(`g-${label}`),
       LOG_LEVEL: 'warn',
     }),
   );

@@ -10,9 +10,17 @@ import { allAnswers } from '@flaglens/testing/support/answers';
 import { createProjectorApp } from './main';
 import { PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../../migrations';
 import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
-import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
+import {
+  BROKERS,
+  createTestTopic,
+  produce,
+  testGroup,
+  testKafka,
+} from '@flaglens/testing/support/test-kafka';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 import { runRebuild, type RebuildResult } from '@flaglens/pipeline/rebuild';
+
+const LIVE = testGroup('live'); // the live projector's consumer group, of its own on the broker
 
 const NOW = new Date('2026-11-22T09:01:00Z');
 
@@ -42,7 +50,7 @@ describe('rebuild with zero read downtime', () => {
       url: db.url,
       kafka,
       topic,
-      liveGroupId: 'live',
+      liveGroupId: LIVE,
       projectionMigrations: PROJECTION_MIGRATIONS,
       projectionRoutines: PROJECTION_ROUTINES,
       concurrency: 2,
@@ -64,7 +72,7 @@ describe('rebuild with zero read downtime', () => {
     const active = (await meta.query(`SELECT schema_name FROM projection_versions WHERE status = 'active'`))
       .rows[0].schema_name;
     const rows = await meta.query(
-      `SELECT partition, next_offset FROM ${active}.projector_offsets WHERE group_id = 'live' AND topic = $1`,
+      `SELECT partition, next_offset FROM ${active}.projector_offsets WHERE group_id = '${LIVE}' AND topic = $1`,
       [topic],
     );
     const pos = new Map(
@@ -91,7 +99,7 @@ describe('rebuild with zero read downtime', () => {
         DATABASE_URL: db.url,
         KAFKA_BROKERS: BROKERS,
         KAFKA_TOPIC: topic,
-        KAFKA_GROUP_ID: 'live',
+        KAFKA_GROUP_ID: LIVE,
         KAFKA_SESSION_TIMEOUT_MS: '6000',
       }),
     );

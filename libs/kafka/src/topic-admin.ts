@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs';
+import type { Admin, ITopicConfig, Kafka } from 'kafkajs';
 
 export interface PartitionWatermarks {
   partition: number;
@@ -45,5 +45,37 @@ export async function topicAvailability(kafka: Kafka, topic: string): Promise<To
     return { ok: false, problem: 'broker-unreachable', detail: error.message };
   } finally {
     await admin.disconnect().catch(() => undefined);
+  }
+}
+
+/**
+ * Creates a topic and waits until every partition of it has a leader. kafkajs's own `waitForLeaders` retries
+ * only on LEADER_NOT_AVAILABLE; a KRaft broker (Kafka 4) under load may answer the metadata request right after
+ * the creation with UNKNOWN_TOPIC_OR_PARTITION ("This server does not host this topic-partition") until its
+ * metadata catches up, and kafkajs then throws. This asks again (every 100 ms) for as long as `timeoutMs`.
+ * Returns false when the topic existed already (another caller), as `createTopics` does.
+ */
+export async function createTopicWithLeaders(
+  admin: Admin,
+  topic: ITopicConfig & { numPartitions: number },
+  timeoutMs = 30_000,
+): Promise<boolean> {
+  const created = await admin.createTopics({ waitForLeaders: false, topics: [topic] });
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer yet';
+  for (;;) {
+    try {
+      const md = await admin.fetchTopicMetadata({ topics: [topic.topic] });
+      const partitions = md.topics[0]?.partitions ?? [];
+      if (partitions.length >= topic.numPartitions && partitions.every((p) => p.leader >= 0)) return created;
+      last = `${partitions.filter((p) => p.leader >= 0).length} of ${topic.numPartitions} partitions with a leader`;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `topic ${topic.topic} has no leader for every partition after ${timeoutMs} ms: ${last}`,
+      );
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -1,7 +1,9 @@
+import { join } from 'node:path';
 import type { Consumer, Kafka } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { parseEvent } from '@flaglens/contract';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
+import { startLocalPostgres, type LocalPostgres } from '@flaglens/testing/support/local-postgres';
 import { createTestTopic, testKafka } from '@flaglens/testing/support/test-kafka';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 import { DbConnector, RELEASE_HEADER, type DbConnectorOptions } from './db-connector';
@@ -51,6 +53,7 @@ const insertOne = (
 
 describe('source connector (database mode) against a scratch Unleash schema', () => {
   let db: TestDatabase;
+  let ownPg: LocalPostgres;
   let unleash: ScratchUnleash;
   let kafka: Kafka;
   let topic: string;
@@ -79,7 +82,13 @@ describe('source connector (database mode) against a scratch Unleash schema', ()
   beforeAll(async () => {
     kafka = testKafka();
     db = await createTestDatabase('source');
-    unleash = await createScratchUnleash('source');
+    // A gap's proof waits for every transaction in progress on the whole server (pg_current_snapshot): the
+    // scratch Unleash gets a Postgres cluster of its own, so no transaction of another test or process running
+    // at the same time (the tiers run side by side) holds a proof up until it times out
+    ownPg = await startLocalPostgres(
+      join(__dirname, '..', '..', '..', '.run', `test-source-pg-${process.pid}`),
+    );
+    unleash = await createScratchUnleash('source', ownPg.url);
     ({ topic, drop: dropTopic } = await createTestTopic(kafka, 'source'));
     ({ seen, consumer } = await collect(kafka, topic));
   });
@@ -88,6 +97,7 @@ describe('source connector (database mode) against a scratch Unleash schema', ()
     await consumer?.disconnect();
     await dropTopic?.();
     await unleash?.drop();
+    ownPg?.stop();
     await db?.drop();
   });
 
@@ -262,10 +272,13 @@ describe('source connector (database mode) against a scratch Unleash schema', ()
         .map((s) => s.id)
         .sort((a, b) => a - b);
       expect(got).toEqual(ids);
-      const [stored] = await db.query<{ status: { release: string } }>(
-        `SELECT status FROM public.source_positions WHERE source = 'unleash'`,
-      );
-      expect(stored.status.release).toBe('8');
+      // the position (with the release) is stored after the row is produced: wait for it, do not race it
+      await waitFor('the release 8 stored with the position', async () => {
+        const [stored] = await db.query<{ status: { release: string } }>(
+          `SELECT status FROM public.source_positions WHERE source = 'unleash'`,
+        );
+        return stored?.status.release === '8';
+      });
     } finally {
       abort.abort();
       await run;

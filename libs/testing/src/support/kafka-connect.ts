@@ -13,14 +13,15 @@ import { join } from 'node:path';
 import { freePort } from './http';
 import { waitFor } from './wait-for';
 
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..', '..', '..', '..');
 /**
  * The Kafka Connect release of the worker: 3.9.1, whichever broker runs (scripts/infra.sh's KAFKA_VERSION, 4.4.0
  * by default: a 3.9 worker's Java clients talk to a 4.x broker). Its logging is reload4j's (log4j.properties
  * below); Connect 4.x would need log4j2's.
  */
 export const KAFKA_VERSION = process.env.KAFKA_CONNECT_VERSION ?? '3.9.1';
-const POM = join(ROOT, 'infra', 'connect', 'pom.xml');
+/** The Maven project that brings the worker's and Debezium's jars (infra/connect/pom.xml). */
+export const CONNECT_POM = join(ROOT, 'infra', 'connect', 'pom.xml');
 const LIBS = join(ROOT, '.cache', 'connect', `libs-${KAFKA_VERSION}`);
 const PLUGINS = join(ROOT, '.cache', 'connect', 'plugins');
 const DEBEZIUM = join(PLUGINS, 'debezium-postgres');
@@ -40,7 +41,7 @@ export function fetchConnectJars(log: (m: string) => void = () => undefined): vo
         '-B',
         '-Dstyle.color=never',
         '-f',
-        POM,
+        CONNECT_POM,
         '-P',
         profile,
         `-Dkafka.version=${KAFKA_VERSION}`,

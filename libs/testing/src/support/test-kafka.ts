@@ -1,11 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Kafka, Message } from 'kafkajs';
-import { createKafka } from '@flaglens/kafka';
+import { createKafka, createTopicWithLeaders } from '@flaglens/kafka';
 
 export const BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 
 export function testKafka(): Kafka {
   return createKafka({ brokers: BROKERS, clientId: 'flaglens-test', log: () => undefined });
+}
+
+/**
+ * A consumer group name of its own (label plus random suffix): a group shared with a test running at the same
+ * time on the same broker (on another topic) would be rebalanced with it and could be handed its partitions.
+ */
+export function testGroup(label: string): string {
+  return `${label}-${randomBytes(3).toString('hex')}`;
 }
 
 /** A fresh topic (unlimited retention, large messages allowed), deleted by `drop`. */
@@ -17,21 +25,19 @@ export async function createTestTopic(
 ): Promise<{ topic: string; drop(): Promise<void> }> {
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [
-      {
-        topic,
-        numPartitions: partitions,
-        replicationFactor: 1,
-        configEntries: [
-          { name: 'retention.ms', value: '-1' },
-          { name: 'max.message.bytes', value: '4194304' },
-        ],
-      },
-    ],
-  });
-  await admin.disconnect();
+  try {
+    await createTopicWithLeaders(admin, {
+      topic,
+      numPartitions: partitions,
+      replicationFactor: 1,
+      configEntries: [
+        { name: 'retention.ms', value: '-1' },
+        { name: 'max.message.bytes', value: '4194304' },
+      ],
+    });
+  } finally {
+    await admin.disconnect();
+  }
   return {
     topic,
     drop: async () => {
