@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 /**
  * Field-by-field comparison of flaglens's answers with the real Unleash's. A difference is either explained
- * (flaglens differs on purpose; the reason names DESIGN.md or docs/deviations.md) or unexplained (a failure).
+ * (flaglens differs on purpose; the reason names docs/design.md or docs/deviations.md) or unexplained (a failure).
  */
 export interface Difference {
   what: string;
@@ -298,7 +298,7 @@ const REASON_EVENT_TIME =
 const REASON_FROZEN =
   'an archived project is frozen at its archive instant, the reference at its last job run (docs/deviations.md, "Project overview")';
 const REASON_UNKNOWN_ACTIVITY =
-  'events of types outside api-spec part 6 are dead-lettered and count as no activity (DESIGN.md, docs/deviations.md, "Project overview")';
+  'events of types outside api-spec part 6 count as no activity (docs/design.md#the-event-contract, docs/deviations.md, "Project overview")';
 
 /** The overview of one project, `updatedAt` aside. */
 export function compareOverview(

@@ -246,6 +246,10 @@ async function main(): Promise<void> {
           `- ${d.what} ${d.field}: Unleash ${JSON.stringify(d.unleash)?.slice(0, 300)} / flaglens ${JSON.stringify(d.flaglens)?.slice(0, 300)}\n`,
         );
     }
+  } catch (e) {
+    // what Unleash printed last: a failure of the scenario's requests is most often Unleash gone
+    if (peer) log(`Unleash's output, last lines:\n${peer.output.join('').split('\n').slice(-30).join('\n')}`);
+    throw e;
   } finally {
     await tally.stop().catch(() => undefined);
     await ours?.stop().catch(() => undefined);
@@ -259,6 +263,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  log(`failed: ${(e as Error).message}`);
+  // a failed fetch says only "fetch failed": its cause names the address and the error
+  const cause = (e as Error).cause as { message?: string } | undefined;
+  log(`failed: ${(e as Error).stack ?? String(e)}${cause?.message ? `\ncause: ${cause.message}` : ''}`);
   process.exit(1);
 });

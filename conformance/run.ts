@@ -37,6 +37,8 @@ import {
 } from './unleash-peer';
 import { driveScenario, UnleashClient, type ScenarioResult } from './scenario';
 import { compareEventList, compareOverview, compareProfile, summarize, Tally } from './compare';
+import { compareLifecycle, driveLifecycle } from './lifecycle';
+import { compareSearch } from './search';
 
 const started = Date.now();
 const log = (m: string) =>
@@ -44,6 +46,8 @@ const log = (m: string) =>
 const KNOWN = new Set<string>(EVENT_TYPES);
 const FRESHNESS_BOUND_MS = 1000;
 const TOGGLES = 20;
+/** The peer's `server.unleashUrl`: Unleash's default, as the peer sets none. */
+const PEER_UNLEASH_URL = 'http://localhost:4242';
 
 type Json = Record<string, unknown>;
 
@@ -176,6 +180,12 @@ export async function compareAll(
     });
   log(`compared the overviews of ${projects.length} projects (and a deleted one)`);
   log(`onboardingStatus (Unleash / flaglens): ${onboarding.join('; ')}`);
+
+  // the event search, the event creators and ?project= (8.2.0 is the release flaglens answers them as)
+  if (version === '8.2.0') {
+    const n = await compareSearch(t, u, unleashDb, stack, s, tokens);
+    log(`compared ${n} event search, event creator and project event list answers`);
+  }
 }
 
 /** Follow mode: toggles in the running Unleash, each visible through flaglens's api within the bound. */
@@ -264,16 +274,21 @@ async function runRelease(version: PeerVersion): Promise<ReleaseResult> {
     log(`Unleash ${version} up on ${peer.url} (database ${peer.db})`);
     const u = new UnleashClient(peer.url, peer.adminToken);
     const scenario = await driveScenario(u, peer.adminPassword, log);
+    // lifecycle routes are stable from 8.0 (6.x and 7.x keep them behind flags)
+    const lifecycle = version.startsWith('8.');
+    if (lifecycle) await driveLifecycle(u, scenario, log);
     db = new Client({ connectionString: peer.dbUrl });
     db.on('error', () => undefined); // the database is dropped when the run ends
     await db.connect();
 
-    stack = await startStack('conformance');
+    // the search's summaries link to the Unleash flaglens follows: the peer's own unleashUrl
+    stack = await startStack('conformance', { UNLEASH_URL: PEER_UNLEASH_URL });
     const once = await connectOnce(stack, ['--database-url', peer.dbUrl]);
     log(`connector --once: ${JSON.stringify(once)}`);
     await drained(stack);
     const tally = new Tally();
     await compareAll(tally, u, db, stack, scenario, version);
+    if (lifecycle) await compareLifecycle(tally, u, db, stack, scenario, log);
 
     // the follow-mode check runs last against the running Unleash: it adds events
     const latencies = await followFreshness(stack, peer, u, scenario);

@@ -92,7 +92,8 @@ export class UnleashClient {
         [201, 401],
       );
       if (r.status === 201) return (r.json as { secret: string }).secret;
-      if (attempt === 5) throw new Error(`no session for ${username} after 5 logins`);
+      if (attempt === 5)
+        throw new Error(`no session for ${username} after 5 logins: ${r.status} ${JSON.stringify(r.json)}`);
       await new Promise((res) => setTimeout(res, 200 * attempt));
     }
   }
@@ -326,6 +327,7 @@ export async function driveScenario(
   await u.post('/api/admin/projects/default/archive', { features: ['kill.payments-provider'] }, A);
   await u.post('/api/admin/projects/default/revive', { features: ['kill.payments-provider'] }, A);
   await u.del('/api/admin/projects/temp/features/temp.flag', A);
+  await H('/lifecycle/temp.flag/archived');
   await u.post('/api/admin/projects/temp/delete', { features: ['temp.flag'] }, A);
   await H('/projects/temp/delete');
   // a flag with more than 100 events (the reference lists the newest 100)

@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
@@ -35,13 +35,20 @@ export function installPeer(log: (m: string) => void, version: PeerVersion = PEE
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return;
   log(`installing unleash-server@${version} into ${dir} (npm ci)`);
   mkdirSync(dir, { recursive: true });
-  copyFileSync(join(src, 'package.json'), join(dir, 'package.json'));
-  copyFileSync(join(src, 'package-lock.json'), join(dir, 'package-lock.json'));
-  execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+  // under a lock, checked again inside it: runs started side by side (the nginx e2e test, the conformance run,
+  // the bench's peer stage) may install the same release at once, and a second `npm ci` would empty
+  // node_modules under an Unleash already running from it
+  const install = [
+    'set -e',
+    'if [ -f .installed ] && [ "$(cat .installed)" = "$1" ]; then exit 0; fi',
+    'cp "$2/package.json" "$2/package-lock.json" .',
+    'npm ci --ignore-scripts --no-audit --no-fund --loglevel=error',
+    'printf %s "$1" > .installed',
+  ].join('\n');
+  execFileSync('flock', ['-w', '900', `${dir}.lock`, 'bash', '-c', install, 'install-peer', stamp, src], {
     cwd: dir,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  writeFileSync(stampFile, stamp);
 }
 
 const nodeBins = new Map<string, string>();

@@ -110,6 +110,9 @@ function harness(app, config, services, stores) {
     '/jobs',
     admin(async () => {
       await services.clientInstanceService.bulkAdd();
+      // the applications first seen since the last run get their application-created events now, not when
+      // Unleash's own timer fires (every 5 minutes, the first a few seconds after start)
+      await services.clientInstanceService.announceUnannounced();
       await services.clientMetricsServiceV2.bulkAdd();
       await services.lastSeenService.store();
       const projects = await stores.projectStore.getAll();
@@ -119,6 +122,26 @@ function harness(app, config, services, stores) {
         await stores.projectStatsStore.updateProjectStats(status.projectId, status.updates);
       }
       return { projects: projects.map((x) => x.id) };
+    }),
+  );
+  // Unleash files a flag's lifecycle stages in listeners of its event announcer (about once a second), unawaited.
+  // A flag deleted before its `archived` (or `initial`) stage is filed makes that insert fail on its foreign key,
+  // and the process exits (6.10.1 to 8.2.0). An admin would not delete a flag within a second of archiving it; the
+  // scenario does, so it waits here until the stage is filed before it deletes.
+  r.post(
+    '/lifecycle/:feature/:stage',
+    admin(async (q) => {
+      const store = stores.featureLifecycleStore;
+      if (!store) return { filed: false };
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline) {
+        const stages = await store.get(q.params.feature);
+        if (stages.some((x) => x.stage === q.params.stage)) return { filed: true };
+        await new Promise((done) => setTimeout(done, 100));
+      }
+      const e = new Error(`lifecycle stage ${q.params.stage} of ${q.params.feature} not filed within 30 s`);
+      e.statusCode = 504;
+      throw e;
     }),
   );
   r.post(
