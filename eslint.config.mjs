@@ -62,6 +62,39 @@ export default tseslint.config(
     },
   },
   {
+    // the web console is bundled apart: it imports no app's file and, of the libs, only the operations
+    // feature's wire types (type-only, erased from the bundle) and the root Admin rule (one import-free function)
+    files: ['apps/console/**/*.ts', 'apps/console/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../../*', '**/apps/**', '**/libs/**'],
+              message: 'the console imports no other app and no lib file by path',
+            },
+            {
+              regex: '^@flaglens/(?!operations/operations\\.types$|projections/identity/root-admin$)',
+              message:
+                'the console imports only the operations wire types and the root Admin rule (files without imports)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // the operations feature's wire types import nothing, so the console's bundle can take them
+    files: ['libs/operations/src/operations.types.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '.', message: 'the wire types import nothing (the console bundles them)' }] },
+      ],
+    },
+  },
+  {
     // tests may use the testing library, but a lib's tests still never import an app
     files: ['libs/**/*.spec.ts', 'libs/**/*.int-spec.ts', 'libs/testing/**/*.ts'],
     rules: {
