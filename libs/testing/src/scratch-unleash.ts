@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { dropDatabaseWhenLeft } from './support/drop-database';
 
 const DEFAULT_BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
 /** The Unleash releases a scratch database can be made as: each has its DDL in libs/source/test-fixtures. */
@@ -62,10 +63,7 @@ export async function createScratchUnleash(
     connect,
     drop: async () => {
       await client.end().catch(() => undefined);
-      const a = new Client({ connectionString: withDb(BASE_URL, 'postgres') });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
+      await dropDatabaseWhenLeft(withDb(BASE_URL, 'postgres'), name);
     },
   };
 }

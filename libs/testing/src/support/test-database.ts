@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { activeVersion, assertSchemaName, migrateDatabase } from '@flaglens/persistence';
+import { dropDatabaseWhenLeft } from './drop-database';
+import {
+  activeVersion,
+  assertSchemaName,
+  Database,
+  migrateDatabase,
+  searchPathOption,
+} from '@flaglens/persistence';
 import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../../../migrations';
 
 const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
@@ -11,7 +18,12 @@ export interface TestDatabase {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Points `query` at the projection version active now (after a rebuild switched it). */
   useActive(): Promise<void>;
-  drop(): Promise<void>;
+  /**
+   * Drops the database. Connections still open are given `waitMs` (default 5 s) to leave, then forced: a pool's
+   * `end()` resolves once it has asked its clients to end, and forcing one of those would end it with 57P01,
+   * an 'error' event that a pool without a listener turns into an unhandled error in whatever test runs next.
+   */
+  drop(options?: { waitMs?: number }): Promise<void>;
 }
 
 function withDb(url: string, db: string): string {
@@ -54,12 +66,37 @@ export async function createTestDatabase(label: string, baseUrl = BASE_URL): Pro
     name,
     query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
     useActive,
-    drop: async () => {
+    drop: async ({ waitMs = 5000 } = {}) => {
       await client.end().catch(() => undefined);
-      const a = new Client({ connectionString: withDb(baseUrl, 'postgres') });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
+      await dropDatabaseWhenLeft(withDb(baseUrl, 'postgres'), name, waitMs);
+    },
+  };
+}
+
+/**
+ * Test databases with a pool on the projection schema of each (`flaglens_v1`), for projection tests that
+ * compare several databases fed the same events; `dropAll` ends the pools and drops the databases.
+ */
+export function projectionDatabases(): {
+  fresh(label: string): Promise<{ db: TestDatabase; ds: Database }>;
+  dropAll(): Promise<void>;
+} {
+  const made: { db: TestDatabase; ds: Database }[] = [];
+  return {
+    async fresh(label) {
+      const db = await createTestDatabase(label);
+      const ds = new Database({
+        url: db.url,
+        max: 2,
+        applicationName: 't',
+        options: searchPathOption('flaglens_v1'),
+      });
+      made.push({ db, ds });
+      return { db, ds };
+    },
+    async dropAll() {
+      for (const { ds } of made) await ds.end();
+      for (const { db } of made) await db.drop();
     },
   };
 }
