@@ -4,6 +4,7 @@
 #
 #   bash bench/ab.sh ingest <before-ref> [rounds, default 3] [events per run, default 300000]
 #   bash bench/ab.sh miss <before-ref> [rounds, default 3] [seconds of load per run, default 10]
+#   bash bench/ab.sh reads <before-ref> [rounds, default 3] [seconds per endpoint, default 3]
 #
 # The before-ref is checked out (detached) under .run/ab/before with its own `npm ci`; this checkout is
 # "after". Each round runs the stage in before, then in after:
@@ -14,17 +15,21 @@
 #    events/s are ingested): the closed loop's req/s, p50 and p99, the api's CPU per request and its Postgres
 #    backends' CPU per request (ms/s of the backends ÷ req/s); the paced load's req/s, p50 and p99 and its
 #    floor's p99 (where the checkout runs it); and the ingest's own CPU beside it: the projector's and its
-#    Postgres backends' ms per second of load.
+#    Postgres backends' ms per second of load;
+#  - reads: `npm run bench -- --quick --reads-only --read-seconds S` (the cached reads at 50 connections,
+#    each endpoint taking turns with its floor): per endpoint, req/s, the ratio to its floor and the api's CPU
+#    µs per request.
 # The figures go to bench/results/<stage>-ab-<UTC timestamp>.json, with the medians.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-USAGE="usage: bash bench/ab.sh ingest|miss <before-ref> [rounds] [events | seconds]"
+USAGE="usage: bash bench/ab.sh ingest|miss|reads <before-ref> [rounds] [events | seconds]"
 STAGE="${1:?$USAGE}"
 REF="${2:?$USAGE}"
 ROUNDS="${3:-3}"
 case "$STAGE" in
   ingest) SIZE="${4:-300000}" ;;
   miss) SIZE="${4:-10}" ;;
+  reads) SIZE="${4:-3}" ;;
   *) echo "$USAGE" >&2; exit 2 ;;
 esac
 BEFORE="$ROOT/.run/ab/before"
@@ -47,13 +52,29 @@ field() { echo "$1" | sed -n "s/$2/\\1/p" | tail -1; }
 runs=()
 one() { # <label> <dir>
   local args
-  if [[ "$STAGE" == ingest ]]; then args=(--ingest-only --events "$SIZE"); else args=(--miss-only --events 20000 --read-seconds "$SIZE"); fi
+  case "$STAGE" in
+    ingest) args=(--ingest-only --events "$SIZE") ;;
+    miss) args=(--miss-only --events 20000 --read-seconds "$SIZE") ;;
+    reads) args=(--quick --reads-only --read-seconds "$SIZE") ;;
+  esac
   out="$(cd "$2" && npm run -s bench -- "${args[@]}" 2>&1)" || {
     echo "$out" | tail -20 >&2
     echo "[ab] the $1 run failed" >&2
     exit 1
   }
-  if [[ "$STAGE" == ingest ]]; then
+  if [[ "$STAGE" == reads ]]; then
+    # one row per endpoint line: "[bench] <endpoint> c=50 (<tool>, <n> bytes…): R req/s, p50 …; floor F req/s,
+    # p99 … ms, ratio X; CPU µs/request A, floor B"
+    local rows
+    rows="$(echo "$out" | node -e '
+      const re = /^\[bench\] (.+) c=(\d+) \(.*\): (\d+) req\/s, p50 ([\d.]+) ms, p99 ([\d.]+) ms, non-2xx (\d+); floor (\d+) req\/s, p99 [\d.]+ ms, ratio ([\d.]+); CPU µs\/request (\d+|\?), floor (\d+|\?)/;
+      const rows = require("fs").readFileSync(0, "utf8").split("\n").map((l) => l.match(re)).filter(Boolean)
+        .map((m) => ({ endpoint: m[1], reqPerSec: +m[3], p99Ms: +m[5], non2xx: +m[6], floorReqPerSec: +m[7], floorRatio: +m[8], cpuUsPerRequest: m[9] === "?" ? null : +m[9], floorCpuUsPerRequest: m[10] === "?" ? null : +m[10] }));
+      console.log(JSON.stringify(rows));')"
+    [[ "$rows" != "[]" ]] || { echo "$out" | tail -20 >&2; exit 1; }
+    echo "[ab] round $r $1: $(echo "$rows" | node -pe 'JSON.parse(require("fs").readFileSync(0,"utf8")).map((x) => `${x.endpoint}: ratio ${x.floorRatio}, ${x.cpuUsPerRequest} µs`).join("; ")')" >&2
+    runs+=("{\"round\":$r,\"checkout\":\"$1\",\"reads\":$rows}")
+  elif [[ "$STAGE" == ingest ]]; then
     local rate ceiling cpu pgcpu
     rate="$(pick '.*\[bench\] projected [0-9]* in [0-9.]* s (\([0-9]*\)\/s.*')"
     ceiling="$(pick '.*\[bench\] COPY ceiling \([0-9]*\)\/s.*')"
@@ -102,11 +123,16 @@ const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.flo
 const side = (c) => {
   const rs = runs.filter((x) => x.checkout === c);
   const of = (k) => (rs.every((x) => x[k] !== null) ? med(rs.map((x) => x[k])) : null);
+  if (stage === "reads") {
+    const by = {};
+    for (const x of rs) for (const row of x.reads) (by[row.endpoint] ??= []).push(row);
+    return Object.fromEntries(Object.entries(by).map(([e, xs]) => [e, { floorRatio: med(xs.map((x) => x.floorRatio)), reqPerSec: med(xs.map((x) => x.reqPerSec)), cpuUsPerRequest: xs.every((x) => x.cpuUsPerRequest !== null) ? med(xs.map((x) => x.cpuUsPerRequest)) : null }]));
+  }
   if (stage === "ingest")
     return { eventsPerSec: of("eventsPerSec"), ratioToCopy: med(rs.map((x) => Number((x.eventsPerSec / x.copyCeilingPerSec).toFixed(3)))), projectorCpuUsPerEvent: of("projectorCpuUsPerEvent"), postgresCpuUsPerEvent: of("postgresCpuUsPerEvent") };
   return { reqPerSec: of("reqPerSec"), p50Ms: of("p50Ms"), p99Ms: of("p99Ms"), apiCpuMsPerRequest: of("apiCpuMsPerRequest"), pacedReqPerSec: of("pacedReqPerSec"), pacedP50Ms: of("pacedP50Ms"), pacedP99Ms: of("pacedP99Ms"), pacedFloorP99Ms: of("pacedFloorP99Ms"), apiPostgresCpuMsPerRequest: of("apiPostgresCpuMsPerRequest"), projectorCpuMsPerSec: of("projectorCpuMsPerSec"), projectorPostgresCpuMsPerSec: of("projectorPostgresCpuMsPerSec") };
 };
-const out = { stage, before: ref, beforeCommit, afterCommit, [stage === "ingest" ? "events" : "readSeconds"]: Number(size), runs, median: { before: side("before"), after: side("after") } };
+const out = { stage, before: ref, beforeCommit, afterCommit, [stage === "ingest" ? "events" : stage === "reads" ? "secondsPerEndpoint" : "readSeconds"]: Number(size), runs, median: { before: side("before"), after: side("after") } };
 require("fs").writeFileSync(file, JSON.stringify(out, null, 2) + "\n");
 console.log(JSON.stringify(out.median));
 ' "[$(IFS=,; echo "${runs[*]}")]" "$STAGE" "$REF" "$(git -C "$BEFORE" rev-parse --short HEAD)" "$(git rev-parse --short HEAD)" "$SIZE" "$file"

@@ -18,7 +18,7 @@
  *  - insights: the uncached report over 2 years × 200 projects, from stored weeks and computed in full
  *    (bench/insights.ts; 200,000 events, 20,000 with --quick).
  *  - with `--peer`: the real Unleash 6.10.1 and a fresh flaglens fed from it, read side by side (bench/peer.ts).
- * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness, `--miss-only` runs the miss load right after the ingest (`--miss-routes events|overview`: one kind of path alone). `--projectors N` (with `--ingest-only`) ingests with N projectors in one group, as a deployment of several replicas does. `--api-priority N` starts the api and the floor server each in a scheduling group of its own at nice N (bench/priority.ts). Results: bench/results/<UTC timestamp>.json and .md.
+ * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness, `--reads-only` runs the cached reads right after the ingest, `--miss-only` the miss load (`--miss-routes events|overview`: one kind of path alone). `--projectors N` (with `--ingest-only`) ingests with N projectors in one group, as a deployment of several replicas does. `--api-priority N` starts the api and the floor server each in a scheduling group of its own at nice N (bench/priority.ts). Results: bench/results/<UTC timestamp>.json and .md.
  */
 import 'reflect-metadata';
 import { execFileSync, execSync, spawn, ChildProcess } from 'node:child_process';
@@ -65,6 +65,8 @@ import { parsePriority, setAutogroupNice } from './priority';
 const ROOT = join(__dirname, '..');
 const cli = cliArgs();
 const quick = cli.has('--quick');
+/** `--reads-only`: the cached reads right after the ingest (no freshness, rebuild, misses or insights). */
+const readsOnly = cli.has('--reads-only');
 const argValue = cli.value;
 const BULK_EVENTS = Number(argValue('--events') ?? (quick ? 20_000 : 1_000_000));
 const READ_SECONDS = Number(argValue('--read-seconds') ?? (quick ? 2 : 15));
@@ -503,21 +505,23 @@ async function main(): Promise<void> {
       return;
     }
 
-    // freshness at a steady rate: markers every 100 ms among FRESHNESS_RATE events/s
-    // and the projector's batches meanwhile (their count, size and duration): how much of a marker's time is
-    // the batch transaction that applies it
-    const metricsBefore = (await httpGet(projectorPort, '/metrics')).text;
-    result.freshness = await freshness(kafka, topic, port, headers, pg);
-    const metricsAfter = (await httpGet(projectorPort, '/metrics')).text;
-    result.freshnessBatches = batchesDuring(batchDurations(metricsBefore), batchDurations(metricsAfter));
-    result.freshnessStageMsPerBatch = stageMsPerBatch(
-      stageSeconds(metricsBefore, 6),
-      stageSeconds(metricsAfter, 6),
-      result.freshnessBatches.batches,
-    );
-    console.log(
-      `[bench] freshness at ${FRESHNESS_RATE}/s: p50 ${result.freshness.p50Ms} ms, p99 ${result.freshness.p99Ms} ms (${result.freshness.samples} markers); split p50/p99: produce ${result.freshness.produceP50Ms}/${result.freshness.produceP99Ms}, queue ${result.freshness.queueP50Ms}/${result.freshness.queueP99Ms}, transaction to visible ${result.freshness.visibleP50Ms}/${result.freshness.visibleP99Ms} ms; batches meanwhile: ${JSON.stringify(result.freshnessBatches)}, ms per batch by stage ${JSON.stringify(result.freshnessStageMsPerBatch)}`,
-    );
+    if (!readsOnly) {
+      // freshness at a steady rate: markers every 100 ms among FRESHNESS_RATE events/s
+      // and the projector's batches meanwhile (their count, size and duration): how much of a marker's time is
+      // the batch transaction that applies it
+      const metricsBefore = (await httpGet(projectorPort, '/metrics')).text;
+      result.freshness = await freshness(kafka, topic, port, headers, pg);
+      const metricsAfter = (await httpGet(projectorPort, '/metrics')).text;
+      result.freshnessBatches = batchesDuring(batchDurations(metricsBefore), batchDurations(metricsAfter));
+      result.freshnessStageMsPerBatch = stageMsPerBatch(
+        stageSeconds(metricsBefore, 6),
+        stageSeconds(metricsAfter, 6),
+        result.freshnessBatches.batches,
+      );
+      console.log(
+        `[bench] freshness at ${FRESHNESS_RATE}/s: p50 ${result.freshness.p50Ms} ms, p99 ${result.freshness.p99Ms} ms (${result.freshness.samples} markers); split p50/p99: produce ${result.freshness.produceP50Ms}/${result.freshness.produceP99Ms}, queue ${result.freshness.queueP50Ms}/${result.freshness.queueP99Ms}, transaction to visible ${result.freshness.visibleP50Ms}/${result.freshness.visibleP99Ms} ms; batches meanwhile: ${JSON.stringify(result.freshnessBatches)}, ms per batch by stage ${JSON.stringify(result.freshnessStageMsPerBatch)}`,
+      );
+    }
 
     if (cli.has('--freshness-only')) return; // a sweep of ingest and freshness alone (no result file)
 
@@ -643,6 +647,8 @@ async function main(): Promise<void> {
         );
       }
     }
+
+    if (readsOnly) return; // a sweep of the cached reads alone (no result file)
 
     // rebuild of the same history, by the operator command (compiled), while the api and projector run and
     // the api is under read load (50 connections on a flag's event list and a project's overview)
