@@ -8,7 +8,7 @@ import { AppConfig, loadConfigOrExit } from '@flaglens/config';
 import { HttpMetrics } from '@flaglens/observability';
 import { AppModule } from './app.module';
 import { PAT_SCHEME, PAT_SCHEME_DESCRIPTION } from './common/api-docs';
-import { CachedReads } from './auth/cached-reads';
+import { CachedReads } from './reads/cached-reads';
 import { ignoreRequestBodies, rejectBadUrl } from './common/fastify-edges';
 import { API_SERVER_OPTIONS, tuneServer } from './common/server-options';
 import { serveConsole } from './console/console-static';

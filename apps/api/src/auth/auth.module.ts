@@ -3,7 +3,6 @@ import { rowsVia } from '@flaglens/persistence';
 import { IdentityReadModel, PersonalAccessTokens } from '@flaglens/projections';
 import { ProjectionReads } from '../read-db/projection-reads.service';
 import { AdminAuthGuard } from './admin-auth.guard';
-import { CachedReads } from './cached-reads';
 import { CallerCache } from './caller.cache';
 import { Callers } from './callers';
 import { UnleashCredentials } from './unleash-credentials';
@@ -28,8 +27,7 @@ import { Visibility } from './visibility.service';
     Visibility,
     Callers,
     AdminAuthGuard,
-    CachedReads,
   ],
-  exports: [IdentityReadModel, CallerCache, Visibility, AdminAuthGuard, CachedReads],
+  exports: [IdentityReadModel, CallerCache, Visibility, AdminAuthGuard, Callers],
 })
 export class AuthModule {}

@@ -1,23 +1,22 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
-import { AS_OF_PARAMETER } from '@flaglens/contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
-import { Readable } from 'node:stream';
 import { ApiAdminOperation } from '../common/api-docs';
-import { sendJson, sendJsonStream } from '../common/json-body';
-import { AS_OF_QUERY_DOC, asOfInstant } from '../common/as-of';
+import { sendJson } from '../common/json-body';
+import { AS_OF_QUERY_DOC } from '../common/as-of';
+import { answerRead } from '../reads/read-route';
 import { FeatureEventsResponseDoc } from './events.docs';
-import { GetFlagEventsQuery, GetLatestEventsQuery } from './get-flag-events.query';
+import { FLAG_EVENTS_READ, GetLatestEventsQuery } from './get-flag-events.query';
 import { ProjectEventsQuery, searchRefused } from './search-events.query';
 
 @ApiTags('Events')
-@Controller('api/admin/events')
+@Controller()
 export class EventsController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Get(':featureName')
+  @Get(FLAG_EVENTS_READ.path)
   @ApiAdminOperation({
     operationId: 'getEventsForToggle',
     etag: true,
@@ -31,17 +30,14 @@ export class EventsController {
   @ApiQuery(AS_OF_QUERY_DOC)
   @ApiOkResponse({ type: FeatureEventsResponseDoc })
   async flagEvents(
-    @Param('featureName') featureName: string,
+    @Req() req: FastifyRequest,
     @CurrentUser() userId: number,
-    @Query(AS_OF_PARAMETER) at: unknown,
     @Res() res: FastifyReply,
   ): Promise<void> {
-    const body = await this.queries.execute(new GetFlagEventsQuery(featureName, userId, asOfInstant(at)));
-    if (body instanceof Readable) sendJsonStream(res, body);
-    else await sendJson(res, body);
+    await answerRead(this.queries, FLAG_EVENTS_READ, req, userId, res);
   }
 
-  @Get()
+  @Get('api/admin/events')
   @ApiAdminOperation({
     operationId: 'getEvents',
     etag: true,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EventLogReadModel } from '@flaglens/projections';
 import { AuthModule } from '../auth/auth.module';
+import { ReadsModule } from '../reads/reads.module';
 import { ProjectionReads } from '../read-db/projection-reads.service';
 import { EventsController } from './events.controller';
 import { EventSearchController } from './event-search.controller';
@@ -18,7 +19,7 @@ import { GetFlagEventsHandler, GetLatestEventsHandler } from './get-flag-events.
  * GET /api/admin/event-creators.
  */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, ReadsModule],
   controllers: [EventsController, EventSearchController],
   providers: [
     {

@@ -1,7 +1,8 @@
 import type { OnModuleInit } from '@nestjs/common';
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
-import type { FastifyRequest } from 'fastify';
-import { CachedReads } from '../auth/cached-reads';
+import { CachedReads } from '../reads/cached-reads';
+import { pathParam, queryParam, readRoute } from '../reads/read-route';
+import { asOfInstant } from '../common/as-of';
 import { AS_OF_PARAMETER } from '@flaglens/contract';
 import { EventLogReadModel } from '@flaglens/projections';
 import { jsonBody, type JsonBody } from '../common/json-body';
@@ -23,7 +24,16 @@ export class GetFlagEventsQuery extends Query<JsonBody | Readable> {
   }
 }
 
-export const FLAG_EVENTS_ROUTE = '/api/admin/events/:featureName';
+/** GET /api/admin/events/{featureName}, declared once for its controller and the cached fast path. */
+export const FLAG_EVENTS_READ = readRoute({
+  path: '/api/admin/events/:featureName',
+  ask: (req, userId) =>
+    new GetFlagEventsQuery(
+      String(pathParam(req, 'featureName')),
+      userId,
+      asOfInstant(queryParam(req, AS_OF_PARAMETER)),
+    ),
+});
 
 /** The cache key of a flag's list for a visibility set. */
 const listKey = (featureName: string, hidden: readonly string[]) =>
@@ -44,14 +54,14 @@ export class GetFlagEventsHandler
     // the hot path, for a caller whose visibility set is cached: a whole list already in the cache, else the
     // list loaded as `execute` does
     this.cachedReads.add(
-      FLAG_EVENTS_ROUTE,
-      (req: FastifyRequest, userId) => {
-        const asked = this.cachedAsk(req, userId);
+      FLAG_EVENTS_READ,
+      (query) => {
+        const asked = this.cachedAsk(query);
         const body = asked && this.cache.get(listKey(asked.featureName, asked.hidden));
-        return body && !(body instanceof Broadcast) ? { body } : undefined;
+        return body && !(body instanceof Broadcast) ? body : undefined;
       },
-      async (req: FastifyRequest, userId) => {
-        const asked = this.cachedAsk(req, userId);
+      async (query) => {
+        const asked = this.cachedAsk(query);
         if (!asked) return undefined;
         const body = await this.list(asked.featureName, asked.hidden);
         return body instanceof Readable ? { stream: body } : { body };
@@ -75,18 +85,14 @@ export class GetFlagEventsHandler
     return this.list(featureName, hidden);
   }
 
-  /**
-   * The flag a request asks for and the projects hidden from its caller, when both are at hand (no database).
-   * A request with `at` (any value, a malformed one too) is not: it takes the full path, which parses it and
-   * answers it without the cache (docs/design.md, "Reads as of an instant").
-   */
-  private cachedAsk(
-    req: FastifyRequest,
-    userId: number,
-  ): { featureName: string; hidden: string[] } | undefined {
-    if ((req.query as Record<string, unknown> | undefined)?.[AS_OF_PARAMETER] !== undefined) return undefined;
-    const featureName = (req.params as { featureName?: unknown }).featureName;
-    if (typeof featureName !== 'string' || !couldBeStoredName(featureName)) return undefined;
+  /** The flag a query asks for and the projects hidden from its caller, when both are at hand (no database). */
+  private cachedAsk({
+    featureName,
+    userId,
+    at,
+  }: GetFlagEventsQuery): { featureName: string; hidden: string[] } | undefined {
+    // as of an instant: the full path, never the cache (docs/design.md, "Reads as of an instant")
+    if (at !== null || !couldBeStoredName(featureName)) return undefined;
     const hidden = this.visibility.cachedHiddenProjects(userId);
     return hidden && { featureName, hidden };
   }

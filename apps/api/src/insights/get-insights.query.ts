@@ -1,7 +1,9 @@
 import type { OnModuleInit } from '@nestjs/common';
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
-import type { FastifyRequest } from 'fastify';
-import { CachedReads } from '../auth/cached-reads';
+import { AS_OF_PARAMETER } from '@flaglens/contract';
+import { CachedReads } from '../reads/cached-reads';
+import { queryParam, readRoute } from '../reads/read-route';
+import { asOfInstant } from '../common/as-of';
 import { Clock } from '@flaglens/config';
 import {
   IdentityReadModel,
@@ -30,13 +32,33 @@ export class GetInsightsQuery extends Query<JsonBody> {
   }
 }
 
-export const INSIGHTS_ROUTE = '/api/admin/insights';
-export const EXECUTIVE_ROUTE = '/api/admin/dashboard/executive';
-/** The deprecated route's headers (its successor named). */
-export const EXECUTIVE_HEADERS = {
-  deprecation: 'true',
-  link: '</api/admin/insights>; rel="successor-version"',
-};
+/** `YYYY-MM-DD` that is a real calendar day; '' or absent → no bound (the reference's UI sends `from=&to=`). */
+export function parseDay(name: string, v: unknown): string | null {
+  if (v === undefined || v === '') return null;
+  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) {
+    const t = Date.parse(`${v}T00:00:00Z`);
+    if (!Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === v) return v;
+  }
+  throw badData(`"${name}" must be a date formatted as YYYY-MM-DD`);
+}
+
+/** GET /api/admin/insights, declared once for its controller and the cached fast path. */
+export const INSIGHTS_READ = readRoute({
+  path: '/api/admin/insights',
+  ask: (req, userId) =>
+    new GetInsightsQuery(
+      { from: parseDay('from', queryParam(req, 'from')), to: parseDay('to', queryParam(req, 'to')) },
+      userId,
+      asOfInstant(queryParam(req, AS_OF_PARAMETER)),
+    ),
+});
+
+/** GET /api/admin/dashboard/executive (deprecated): the whole report, its successor named in its headers. */
+export const EXECUTIVE_READ = readRoute({
+  path: '/api/admin/dashboard/executive',
+  ask: (_req, userId) => new GetInsightsQuery({ from: null, to: null }, userId),
+  headers: { deprecation: 'true', link: '</api/admin/insights>; rel="successor-version"' },
+});
 
 /** The cache key of a report: "today", the range and the visibility set. */
 const reportKey = (today: string, range: InsightsRange, hidden: readonly string[]) =>
@@ -56,22 +78,15 @@ export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonB
   onModuleInit(): void {
     // the hot path: the whole report (no range: `from` and `to` absent or empty) already cached for the
     // caller's visibility set; a range takes the full path (its parameters are checked there)
-    const whole = (userId: number): JsonBody | undefined => {
+    const whole = ({ range, userId, at }: GetInsightsQuery): JsonBody | undefined => {
+      if (range.from !== null || range.to !== null || at !== null) return undefined;
       const hidden = this.visibility.cachedHiddenProjects(userId);
       if (!hidden) return undefined;
       const today = this.clock.now().toISOString().slice(0, 10);
-      return this.cache.get(reportKey(today, { from: null, to: null }, hidden));
+      return this.cache.get(reportKey(today, range, hidden));
     };
-    this.cachedReads.add(INSIGHTS_ROUTE, (req: FastifyRequest, userId) => {
-      const q = (req.query ?? {}) as Record<string, unknown>;
-      if ((q.from !== undefined && q.from !== '') || (q.to !== undefined && q.to !== '')) return undefined;
-      const body = whole(userId);
-      return body && { body };
-    });
-    this.cachedReads.add(EXECUTIVE_ROUTE, (_req, userId) => {
-      const body = whole(userId);
-      return body && { body, headers: EXECUTIVE_HEADERS };
-    });
+    this.cachedReads.add(INSIGHTS_READ, whole);
+    this.cachedReads.add(EXECUTIVE_READ, whole);
   }
 
   async execute({ range, userId, at }: GetInsightsQuery): Promise<JsonBody> {

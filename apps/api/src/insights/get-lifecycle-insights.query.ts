@@ -4,6 +4,10 @@ import { LifecycleReadModel } from '@flaglens/projections';
 import { Visibility, visibilityKey } from '../auth/visibility.service';
 import { jsonBody, type JsonBody } from '../common/json-body';
 import { AsOfReads } from '../read-db/as-of-reads.service';
+import { AS_OF_PARAMETER } from '@flaglens/contract';
+import { asOfInstant } from '../common/as-of';
+import { badData } from '../common/unleash-errors';
+import { queryParam, readRoute } from '../reads/read-route';
 import { LifecycleInsightsCache } from './lifecycle-insights.cache';
 
 /**
@@ -21,7 +25,37 @@ export class GetLifecycleInsightsQuery extends Query<JsonBody> {
   }
 }
 
-export const LIFECYCLE_INSIGHTS_ROUTE = '/api/admin/insights/lifecycle';
+/** The most project ids one `projects` filter may name. */
+export const MAX_PROJECTS_FILTER = 1000;
+/** A project id as the filter takes it: at most 100 characters, none of them a control character. */
+const isProjectId = (p: string): boolean =>
+  p.length <= 100 && [...p].every((ch) => ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) !== 0x7f);
+
+/**
+ * `projects=a,b` → the ids; absent or empty → null (every project: the reference's UI sends `projects=` when
+ * none is chosen). Empty items are ignored; a repeated parameter, an id over 100 characters or with a
+ * control character, or more than 1000 ids is 400 BadDataError.
+ */
+export function parseProjects(v: unknown): string[] | null {
+  if (v === undefined || v === '') return null;
+  const message = `"projects" must be a comma-separated list of project ids (at most ${MAX_PROJECTS_FILTER})`;
+  if (typeof v !== 'string') throw badData(message);
+  const ids = [...new Set(v.split(',').filter((p) => p !== ''))];
+  if (ids.length === 0) return null;
+  if (ids.length > MAX_PROJECTS_FILTER || !ids.every(isProjectId)) throw badData(message);
+  return ids.sort();
+}
+
+/** GET /api/admin/insights/lifecycle, declared once (docs/architecture.md, "One request path"). */
+export const LIFECYCLE_INSIGHTS_READ = readRoute({
+  path: '/api/admin/insights/lifecycle',
+  ask: (req, userId) =>
+    new GetLifecycleInsightsQuery(
+      parseProjects(queryParam(req, 'projects')),
+      userId,
+      asOfInstant(queryParam(req, AS_OF_PARAMETER)),
+    ),
+});
 
 @QueryHandler(GetLifecycleInsightsQuery)
 export class GetLifecycleInsightsHandler implements IQueryHandler<GetLifecycleInsightsQuery, JsonBody> {

@@ -1,32 +1,20 @@
-import { Controller, Get, Query, Res } from '@nestjs/common';
+import { Controller, Get, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiAdminOperation } from '../common/api-docs';
-import { sendJson } from '../common/json-body';
-import { badData } from '../common/unleash-errors';
-import { EXECUTIVE_HEADERS, GetInsightsQuery } from './get-insights.query';
+import { answerRead } from '../reads/read-route';
+import { EXECUTIVE_READ, INSIGHTS_READ } from './get-insights.query';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { InstanceInsightsDoc } from './insights.docs';
-import { AS_OF_PARAMETER } from '@flaglens/contract';
-import { AS_OF_QUERY_DOC, asOfInstant } from '../common/as-of';
-
-/** `YYYY-MM-DD` that is a real calendar day; '' or absent → no bound (the reference's UI sends `from=&to=`). */
-export function parseDay(name: string, v: unknown): string | null {
-  if (v === undefined || v === '') return null;
-  if (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v)) {
-    const t = Date.parse(`${v}T00:00:00Z`);
-    if (!Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === v) return v;
-  }
-  throw badData(`"${name}" must be a date formatted as YYYY-MM-DD`);
-}
+import { AS_OF_QUERY_DOC } from '../common/as-of';
 
 @ApiTags('Insights')
-@Controller('api/admin')
+@Controller()
 export class InsightsController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Get('insights')
+  @Get(INSIGHTS_READ.path)
   @ApiAdminOperation({
     operationId: 'getInstanceInsights',
     etag: true,
@@ -41,18 +29,14 @@ export class InsightsController {
   @ApiQuery(AS_OF_QUERY_DOC)
   @ApiOkResponse({ type: InstanceInsightsDoc })
   async insights(
-    @Query('from') from: unknown,
-    @Query('to') to: unknown,
-    @Query(AS_OF_PARAMETER) at: unknown,
+    @Req() req: FastifyRequest,
     @CurrentUser() userId: number,
     @Res() res: FastifyReply,
   ): Promise<void> {
-    const range = { from: parseDay('from', from), to: parseDay('to', to) };
-    const body = await this.queries.execute(new GetInsightsQuery(range, userId, asOfInstant(at)));
-    await sendJson(res, body);
+    await answerRead(this.queries, INSIGHTS_READ, req, userId, res);
   }
 
-  @Get('dashboard/executive')
+  @Get(EXECUTIVE_READ.path)
   @ApiAdminOperation({
     operationId: 'getExecutiveDashboard',
     deprecated: true,
@@ -63,9 +47,11 @@ export class InsightsController {
       '`Link: </api/admin/insights>; rel="successor-version"`.',
   })
   @ApiOkResponse({ type: InstanceInsightsDoc })
-  async executive(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
-    const body = await this.queries.execute(new GetInsightsQuery({ from: null, to: null }, userId));
-    void res.headers(EXECUTIVE_HEADERS);
-    await sendJson(res, body);
+  async executive(
+    @Req() req: FastifyRequest,
+    @CurrentUser() userId: number,
+    @Res() res: FastifyReply,
+  ): Promise<void> {
+    await answerRead(this.queries, EXECUTIVE_READ, req, userId, res);
   }
 }

@@ -3,6 +3,7 @@ import { AppConfig } from '@flaglens/config';
 import { rowsVia } from '@flaglens/persistence';
 import { IdentityReadModel, InsightsReadModel, LifecycleReadModel } from '@flaglens/projections';
 import { AuthModule } from '../auth/auth.module';
+import { ReadsModule } from '../reads/reads.module';
 import { ProjectionReads } from '../read-db/projection-reads.service';
 import { GetInsightsHandler } from './get-insights.query';
 import { InsightsCache } from './insights.cache';
@@ -16,7 +17,7 @@ import { LifecycleInsightsController } from './lifecycle-insights.controller';
  * /api/admin/insights/lifecycle.
  */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, ReadsModule],
   controllers: [InsightsController, LifecycleInsightsController],
   providers: [
     {

@@ -1,43 +1,20 @@
-import { Controller, Get, Query, Res } from '@nestjs/common';
+import { Controller, Get, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiAdminOperation } from '../common/api-docs';
-import { sendJson } from '../common/json-body';
-import { badData } from '../common/unleash-errors';
+import { answerRead } from '../reads/read-route';
 import { CurrentUser } from '../auth/current-user.decorator';
-import { GetLifecycleInsightsQuery } from './get-lifecycle-insights.query';
+import { LIFECYCLE_INSIGHTS_READ } from './get-lifecycle-insights.query';
 import { LifecycleInsightsDoc } from './lifecycle-insights.docs';
-import { AS_OF_PARAMETER } from '@flaglens/contract';
-import { AS_OF_QUERY_DOC, asOfInstant } from '../common/as-of';
-
-/** The most project ids one `projects` filter may name. */
-export const MAX_PROJECTS_FILTER = 1000;
-/** A project id as the filter takes it: at most 100 characters, none of them a control character. */
-const isProjectId = (p: string): boolean =>
-  p.length <= 100 && [...p].every((ch) => ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) !== 0x7f);
-
-/**
- * `projects=a,b` → the ids; absent or empty → null (every project: the reference's UI sends `projects=` when
- * none is chosen). Empty items are ignored; a repeated parameter, an id over 100 characters or with a
- * control character, or more than 1000 ids is 400 BadDataError.
- */
-export function parseProjects(v: unknown): string[] | null {
-  if (v === undefined || v === '') return null;
-  const message = `"projects" must be a comma-separated list of project ids (at most ${MAX_PROJECTS_FILTER})`;
-  if (typeof v !== 'string') throw badData(message);
-  const ids = [...new Set(v.split(',').filter((p) => p !== ''))];
-  if (ids.length === 0) return null;
-  if (ids.length > MAX_PROJECTS_FILTER || !ids.every(isProjectId)) throw badData(message);
-  return ids.sort();
-}
+import { AS_OF_QUERY_DOC } from '../common/as-of';
 
 @ApiTags('Insights')
-@Controller('api/admin/insights')
+@Controller()
 export class LifecycleInsightsController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Get('lifecycle')
+  @Get(LIFECYCLE_INSIGHTS_READ.path)
   @ApiAdminOperation({
     operationId: 'getLifecycleTrends',
     etag: true,
@@ -54,14 +31,10 @@ export class LifecycleInsightsController {
   @ApiQuery(AS_OF_QUERY_DOC)
   @ApiOkResponse({ type: LifecycleInsightsDoc })
   async lifecycle(
-    @Query('projects') projects: unknown,
-    @Query(AS_OF_PARAMETER) at: unknown,
+    @Req() req: FastifyRequest,
     @CurrentUser() userId: number,
     @Res() res: FastifyReply,
   ): Promise<void> {
-    const body = await this.queries.execute(
-      new GetLifecycleInsightsQuery(parseProjects(projects), userId, asOfInstant(at)),
-    );
-    await sendJson(res, body);
+    await answerRead(this.queries, LIFECYCLE_INSIGHTS_READ, req, userId, res);
   }
 }

@@ -1,8 +1,10 @@
 import type { OnModuleInit } from '@nestjs/common';
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
-import type { FastifyRequest } from 'fastify';
 import { ADMIN_TOKEN_USER_ID } from '../auth/unleash-credentials';
-import { CachedReads } from '../auth/cached-reads';
+import { AS_OF_PARAMETER } from '@flaglens/contract';
+import { CachedReads } from '../reads/cached-reads';
+import { pathParam, queryParam, readRoute } from '../reads/read-route';
+import { asOfInstant } from '../common/as-of';
 import { Clock } from '@flaglens/config';
 import { IdentityReadModel, OverviewReadModel, withFavorite } from '@flaglens/projections';
 import { AsOfReads } from '../read-db/as-of-reads.service';
@@ -26,17 +28,21 @@ export class GetProjectOverviewQuery extends Query<JsonBody> {
   }
 }
 
-export const OVERVIEW_ROUTE = '/api/admin/projects/:projectId/overview';
-
 /** `?archived=`: the reference does not coerce the parameter: any non-empty string is truthy (semantics §3). */
 export function archivedFlagsOf(archived: unknown): boolean {
   return typeof archived === 'string' ? archived !== '' : archived !== undefined;
 }
 
-/** The project a request asks for (as sent) and whether `?archived=` is set. */
-const askedOf = (req: FastifyRequest): { projectId: unknown; archived: boolean } => ({
-  projectId: (req.params as { projectId?: unknown }).projectId,
-  archived: archivedFlagsOf((req.query as Record<string, unknown> | undefined)?.archived),
+/** GET /api/admin/projects/{projectId}/overview, declared once for its controller and the cached fast path. */
+export const OVERVIEW_READ = readRoute({
+  path: '/api/admin/projects/:projectId/overview',
+  ask: (req, userId) =>
+    new GetProjectOverviewQuery(
+      String(pathParam(req, 'projectId')),
+      userId,
+      archivedFlagsOf(queryParam(req, 'archived')),
+      asOfInstant(queryParam(req, AS_OF_PARAMETER)),
+    ),
 });
 
 @QueryHandler(GetProjectOverviewQuery)
@@ -56,21 +62,18 @@ export class GetProjectOverviewHandler
     // the hot path: the caller's access and the project's bodies both cached (a hidden or unknown project,
     // and anything not cached, take the full path)
     this.cachedReads.add(
-      OVERVIEW_ROUTE,
-      (req: FastifyRequest, userId) => {
-        const { projectId, archived } = askedOf(req);
-        if (typeof projectId !== 'string' || !couldBeStoredName(projectId)) return undefined;
+      OVERVIEW_READ,
+      ({ projectId, userId, archivedFlags }) => {
+        if (userId === null || !couldBeStoredName(projectId)) return undefined;
         const access = this.cache.access.get(accessKey(projectId, userId));
         if (!access?.visible) return undefined;
-        const bodies = this.cache.bodies.get(bodiesKey(projectId, archived), this.clock.now().getTime());
+        const bodies = this.cache.bodies.get(bodiesKey(projectId, archivedFlags), this.clock.now().getTime());
         if (!bodies) return undefined;
-        return { body: access.favorite ? bodies.favorite : bodies.notFavorite };
+        return access.favorite ? bodies.favorite : bodies.notFavorite;
       },
-      async (req: FastifyRequest, userId) => {
+      async ({ projectId, userId, archivedFlags }) => {
         // a miss for a cached caller: the same read, and the same 404 for a hidden or unknown project
-        const { projectId, archived } = askedOf(req);
-        if (typeof projectId !== 'string') return undefined;
-        const body = await this.body(projectId, userId, archived);
+        const body = await this.body(projectId, userId, archivedFlags);
         return body ? { body } : { error: notFound('No project found') };
       },
     );

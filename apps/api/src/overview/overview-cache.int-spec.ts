@@ -1,4 +1,4 @@
-import type { CachedReads } from '../auth/cached-reads';
+import type { CachedReads } from '../reads/cached-reads';
 import type { AsOfReads } from '../read-db/as-of-reads.service';
 import { OverviewReference } from '@flaglens/testing/overview-reference';
 import { testEvent } from '@flaglens/testing/test-events';

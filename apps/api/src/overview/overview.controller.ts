@@ -1,21 +1,20 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { ApiAdminOperation } from '../common/api-docs';
-import { sendJson } from '../common/json-body';
-import { AS_OF_PARAMETER } from '@flaglens/contract';
-import { AS_OF_QUERY_DOC, asOfInstant } from '../common/as-of';
-import { archivedFlagsOf, GetProjectOverviewQuery } from './get-project-overview.query';
+import { AS_OF_QUERY_DOC } from '../common/as-of';
+import { answerRead } from '../reads/read-route';
+import { OVERVIEW_READ } from './get-project-overview.query';
 import { ProjectOverviewDoc } from './overview.docs';
 
 @ApiTags('Projects')
-@Controller('api/admin/projects')
+@Controller()
 export class OverviewController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Get(':projectId/overview')
+  @Get(OVERVIEW_READ.path)
   @ApiAdminOperation({
     operationId: 'getProjectOverview',
     etag: true,
@@ -34,13 +33,10 @@ export class OverviewController {
       'Undeclared in the reference, kept for parity: any non-empty value (even "false") makes featureTypeCounts count archived flags',
   })
   async overview(
-    @Param('projectId') projectId: string,
-    @Query('archived') archived: unknown,
-    @Query(AS_OF_PARAMETER) at: unknown,
+    @Req() req: FastifyRequest,
     @CurrentUser() userId: number,
     @Res() res: FastifyReply,
   ): Promise<void> {
-    const query = new GetProjectOverviewQuery(projectId, userId, archivedFlagsOf(archived), asOfInstant(at));
-    await sendJson(res, await this.queries.execute(query));
+    await answerRead(this.queries, OVERVIEW_READ, req, userId, res);
   }
 }

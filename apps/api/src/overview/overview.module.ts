@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { OverviewReadModel } from '@flaglens/projections';
 import { AuthModule } from '../auth/auth.module';
+import { ReadsModule } from '../reads/reads.module';
 import { ProjectionReads } from '../read-db/projection-reads.service';
 import { GetProjectOverviewHandler } from './get-project-overview.query';
 import { OverviewCache } from './overview.cache';
@@ -8,7 +9,7 @@ import { OverviewController } from './overview.controller';
 
 /** GET /api/admin/projects/{projectId}/overview. */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, ReadsModule],
   controllers: [OverviewController],
   providers: [
     {

@@ -1,7 +1,10 @@
 import type { OnModuleInit } from '@nestjs/common';
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import { IdentityReadModel } from '@flaglens/projections';
-import { CachedReads } from '../auth/cached-reads';
+import { AS_OF_PARAMETER } from '@flaglens/contract';
+import { CachedReads } from '../reads/cached-reads';
+import { queryParam, readRoute } from '../reads/read-route';
+import { asOfInstant } from '../common/as-of';
 import { CallerCache } from '../auth/caller.cache';
 import { ADMIN_TOKEN_USER_ID, adminTokenHasNoProfile } from '../auth/unleash-credentials';
 import { jsonBody, type JsonBody } from '../common/json-body';
@@ -18,7 +21,11 @@ export class GetProfileQuery extends Query<JsonBody> {
   }
 }
 
-export const PROFILE_ROUTE = '/api/admin/user/profile';
+/** GET /api/admin/user/profile, declared once for its controller and the cached fast path. */
+export const PROFILE_READ = readRoute({
+  path: '/api/admin/user/profile',
+  ask: (req, userId) => new GetProfileQuery(userId, asOfInstant(queryParam(req, AS_OF_PARAMETER))),
+});
 const key = (userId: number) => `profile:${userId}`;
 
 @QueryHandler(GetProfileQuery)
@@ -31,10 +38,9 @@ export class GetProfileHandler implements IQueryHandler<GetProfileQuery, JsonBod
   ) {}
 
   onModuleInit(): void {
-    this.cachedReads.add(PROFILE_ROUTE, (_req, userId) => {
-      const body = this.cache.peek<JsonBody>(key(userId));
-      return body ? { body } : undefined;
-    });
+    this.cachedReads.add(PROFILE_READ, ({ userId, at }) =>
+      at === null ? (this.cache.peek<JsonBody>(key(userId)) ?? undefined) : undefined,
+    );
   }
 
   async execute({ userId, at }: GetProfileQuery): Promise<JsonBody> {

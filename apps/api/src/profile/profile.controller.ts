@@ -1,13 +1,12 @@
-import { Controller, Get, Query, Res } from '@nestjs/common';
+import { Controller, Get, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AS_OF_PARAMETER } from '@flaglens/contract';
-import { AS_OF_QUERY_DOC, asOfInstant } from '../common/as-of';
-import type { FastifyReply } from 'fastify';
+import { AS_OF_QUERY_DOC } from '../common/as-of';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { ApiAdminOperation } from '../common/api-docs';
-import { sendJson } from '../common/json-body';
-import { GetProfileQuery } from './get-profile.query';
+import { answerRead } from '../reads/read-route';
+import { PROFILE_READ } from './get-profile.query';
 
 /** OpenAPI description of the profile (api-spec 2.3, 2.11). Documentation only. */
 class RoleDoc {
@@ -50,11 +49,11 @@ class ProfileDoc {
 }
 
 @ApiTags('Users')
-@Controller('api/admin/user')
+@Controller()
 export class ProfileController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Get('profile')
+  @Get(PROFILE_READ.path)
   @ApiAdminOperation({
     operationId: 'getProfile',
     summary: 'Get your own user profile',
@@ -64,11 +63,10 @@ export class ProfileController {
   @ApiOkResponse({ type: ProfileDoc })
   @ApiQuery(AS_OF_QUERY_DOC)
   async profile(
+    @Req() req: FastifyRequest,
     @CurrentUser() userId: number,
-    @Query(AS_OF_PARAMETER) at: unknown,
     @Res() res: FastifyReply,
   ): Promise<void> {
-    const body = await this.queries.execute(new GetProfileQuery(userId, asOfInstant(at)));
-    await sendJson(res, body);
+    await answerRead(this.queries, PROFILE_READ, req, userId, res);
   }
 }

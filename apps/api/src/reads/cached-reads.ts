@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { Query } from '@nestjs/cqrs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Counter } from 'prom-client';
 import { ApiCacheMetrics } from '@flaglens/observability';
@@ -7,29 +8,32 @@ import type { Readable } from 'node:stream';
 import { sendApiError } from '../common/all-errors.filter';
 import { sendJson, sendJsonStream, type JsonBody } from '../common/json-body';
 import type { ApiError } from '../common/unleash-errors';
-import { Callers } from './callers';
-
-/** A cached answer ready to send: its body (with ETag) and any headers of the route. */
-export interface CachedReply {
-  body: JsonBody;
-  headers?: Readonly<Record<string, string>>;
-}
+import { Callers } from '../auth/callers';
+import type { ReadAnswer, ReadRoute } from './read-route';
 
 /**
- * A route's lookup of an answer already in its cache, for an authenticated caller: synchronous, no database,
- * the same keys as its query handler. undefined: not cached (or not sure): the request takes the full path.
+ * A route's lookup of an answer already in its cache, for the query of a request by a cached caller:
+ * synchronous, no database, the same keys as its query handler. undefined: not cached (or not sure): the
+ * request takes the full path.
  */
-export type CachedLookup = (req: FastifyRequest, userId: number) => CachedReply | undefined;
+export type CachedLookup<Q> = (query: Q) => JsonBody | undefined;
 
 /**
- * A route's answer for an authenticated caller when the lookup missed: loaded (and cached) as its query handler
- * would: a body, a stream, or an error of the reference's (a 404). undefined, or a failure: the request takes
- * the full path, which answers (and logs) it.
+ * A route's answer when the lookup missed: loaded (and cached) as its query handler would: a body, a stream,
+ * or an error of the reference's (a 404). undefined, or a failure: the request takes the full path, which
+ * answers (and logs) it.
  */
-export type MissLoader = (
-  req: FastifyRequest,
-  userId: number,
+export type MissLoader<Q> = (
+  query: Q,
 ) => Promise<{ body: JsonBody } | { stream: Readable } | { error: ApiError } | undefined>;
+
+interface Registered {
+  route: ReadRoute<Query<ReadAnswer>>;
+  lookup: CachedLookup<Query<ReadAnswer>>;
+  load?: MissLoader<Query<ReadAnswer>>;
+  hits: { inc(): void };
+  loaded: { inc(): void };
+}
 
 /** A request slower than this (ms, Fastify's clock, whichever path it took) is logged at warn. */
 export const SLOW_REQUEST_MS = 1000;
@@ -47,6 +51,10 @@ export const HIT_LOG_SAMPLE = 1000;
  * fills the caches and logs. Caches keyed by visibility stay so: each lookup and loader uses its query
  * handler's keys.
  *
+ * Both paths read a request through the route's one declaration (`ReadRoute`): the same parameters, parsed
+ * once into the same query, the same headers. A parameter the declaration refuses falls through, and the full
+ * path answers its 400.
+ *
  * Hits and loaded answers are counted (`flaglens_api_cached_replies_total{route}`,
  * `flaglens_api_loaded_replies_total{route}`), timed like every request (HttpMetrics), and logged one in
  * HIT_LOG_SAMPLE; a slow request is logged whichever path it took.
@@ -54,10 +62,7 @@ export const HIT_LOG_SAMPLE = 1000;
 @Injectable()
 export class CachedReads {
   private readonly log = new Logger('HTTP');
-  private readonly routes = new Map<
-    string,
-    { lookup: CachedLookup; load?: MissLoader; hits: { inc(): void }; loaded: { inc(): void } }
-  >();
+  private readonly routes = new Map<string, Registered>();
   private readonly hits: Counter<'route'>;
   private readonly loaded: Counter<'route'>;
   private loads = 0;
@@ -72,15 +77,16 @@ export class CachedReads {
   }
 
   /**
-   * Registers the lookup of a route (its pattern as Fastify matched it, e.g. `/api/admin/events/:featureName`),
-   * and how to load its answer when the lookup misses.
+   * Registers a route by its declaration (the one its controller answers: path, parameters, headers), with the
+   * lookup of its cached answers and how to load one when the lookup misses; both take the declared query.
    */
-  add(route: string, lookup: CachedLookup, load?: MissLoader): void {
-    this.routes.set(route, {
-      lookup,
-      load,
-      hits: this.hits.labels(route),
-      loaded: this.loaded.labels(route),
+  add<Q extends Query<ReadAnswer>>(route: ReadRoute<Q>, lookup: CachedLookup<Q>, load?: MissLoader<Q>): void {
+    this.routes.set(route.path, {
+      route: route as ReadRoute<Query<ReadAnswer>>,
+      lookup: lookup as CachedLookup<Query<ReadAnswer>>,
+      load: load as MissLoader<Query<ReadAnswer>> | undefined,
+      hits: this.hits.labels(route.path),
+      loaded: this.loaded.labels(route.path),
     });
   }
 
@@ -96,30 +102,35 @@ export class CachedReads {
     // of now, nor loaded into one: the full path parses it and reads it apart (docs/design.md, "Reads as of an
     // instant")
     if ((req.query as Record<string, unknown> | undefined)?.[AS_OF_PARAMETER] !== undefined) return false;
-    const route = this.routes.get(req.routeOptions.url ?? '');
-    if (!route) return false;
+    const registered = this.routes.get(req.routeOptions.url ?? '');
+    if (!registered) return false;
     const userId = this.callers.cached(req);
     if (userId === undefined) return false;
-    const hit = route.lookup(req, userId);
-    if (!hit) return route.load ? this.load(route.load, route.loaded, req, reply, userId) : false;
-    route.hits.inc();
+    let query: Query<ReadAnswer>;
+    try {
+      query = registered.route.ask(req, userId);
+    } catch {
+      return false; // a malformed parameter: the full path answers the route's 400
+    }
+    const body = registered.lookup(query);
+    if (!body) return registered.load ? this.load(registered, query, req, reply) : false;
+    registered.hits.inc();
     this.sampled('cached', ++this.seen, req);
-    if (hit.headers) void reply.headers(hit.headers);
-    void this.send('cached', req, reply, hit.body);
+    if (registered.route.headers) void reply.headers(registered.route.headers);
+    void this.send('cached', req, reply, body);
     return true;
   }
 
   /** A miss loaded here: true once it is answered; false (before anything is sent) for the full path. */
   private async load(
-    load: MissLoader,
-    loaded: { inc(): void },
+    { route, load, loaded }: Registered,
+    query: Query<ReadAnswer>,
     req: FastifyRequest,
     reply: FastifyReply,
-    userId: number,
   ): Promise<boolean> {
-    let answer: Awaited<ReturnType<MissLoader>>;
+    let answer: Awaited<ReturnType<MissLoader<unknown>>>;
     try {
-      answer = await load(req, userId);
+      answer = await load!(query);
     } catch {
       return false; // the full path answers the failure (its envelope, its log line)
     }
@@ -130,6 +141,7 @@ export class CachedReads {
       sendApiError(reply, answer.error);
       return true;
     }
+    if (route.headers) void reply.headers(route.headers);
     if ('stream' in answer) {
       sendJsonStream(reply, answer.stream);
       return true;
