@@ -19,9 +19,10 @@ export interface TestDatabase {
   /** Points `query` at the projection version active now (after a rebuild switched it). */
   useActive(): Promise<void>;
   /**
-   * Drops the database. Connections still open are given `waitMs` (default 5 s) to leave, then forced: a pool's
-   * `end()` resolves once it has asked its clients to end, and forcing one of those would end it with 57P01,
-   * an 'error' event that a pool without a listener turns into an unhandled error in whatever test runs next.
+   * Drops the database. Connections that are closing are waited for, those left open forced (at most `waitMs`,
+   * default 5 s; `dropDatabaseWhenLeft`): a pool's `end()` resolves once it has asked its clients to end, and
+   * forcing one of those would end it with 57P01, an 'error' event that a pool without a listener turns into an
+   * unhandled error in whatever test runs next.
    */
   drop(options?: { waitMs?: number }): Promise<void>;
 }
