@@ -61,6 +61,7 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
     '/api/admin/user/profile',
     '/api/admin/insights',
     '/api/admin/insights/lifecycle',
+    '/api/admin/dashboard/executive',
     '/api/admin/events/checkout.new-flow',
     '/api/admin/search/events?limit=1000',
   ])('%s, for each caller', async (path) => {

@@ -1,7 +1,7 @@
 import { isAsOfRefusal, parseAsOf } from '@flaglens/contract';
 import { requestRefused } from './unleash-errors';
 
-/** The `at` query parameter of the reads that take it: a flag's events, the event search, the overview, the profile (docs/design.md, "Reads as of an instant"). */
+/** The `at` query parameter of the reads that take it (docs/design.md, "Reads as of an instant", lists them). */
 export const AS_OF_QUERY_DOC = {
   name: 'at',
   required: false,

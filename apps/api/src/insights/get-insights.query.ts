@@ -53,10 +53,14 @@ export const INSIGHTS_READ = readRoute({
     ),
 });
 
-/** GET /api/admin/dashboard/executive (deprecated): the whole report, its successor named in its headers. */
+/**
+ * GET /api/admin/dashboard/executive (deprecated): the whole report (no range), its successor named in its
+ * headers; as of an instant like its successor.
+ */
 export const EXECUTIVE_READ = readRoute({
   path: '/api/admin/dashboard/executive',
-  ask: (_req, userId) => new GetInsightsQuery({ from: null, to: null }, userId),
+  ask: (req, userId) =>
+    new GetInsightsQuery({ from: null, to: null }, userId, asOfInstant(queryParam(req, AS_OF_PARAMETER))),
   headers: { deprecation: 'true', link: '</api/admin/insights>; rel="successor-version"' },
 });
 

@@ -46,6 +46,7 @@ export class InsightsController {
       'The same body as GET /api/admin/insights without a range. Answers with `Deprecation: true` and ' +
       '`Link: </api/admin/insights>; rel="successor-version"`.',
   })
+  @ApiQuery(AS_OF_QUERY_DOC)
   @ApiOkResponse({ type: InstanceInsightsDoc })
   async executive(
     @Req() req: FastifyRequest,

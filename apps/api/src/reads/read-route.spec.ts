@@ -24,9 +24,9 @@ describe('read routes', () => {
     expect(INSIGHTS_READ.ask({ query: { from: '', to: '2026-03-31' } }, 1)).toEqual(
       new GetInsightsQuery({ from: null, to: '2026-03-31' }, 1, null),
     );
-    // the deprecated route takes no parameter: a range or an instant sent to it is ignored, as before
+    // the deprecated route takes no range (one sent is ignored, as before), and an instant as its successor does
     expect(EXECUTIVE_READ.ask({ query: { from: '2026-01-01', at } }, 1)).toEqual(
-      new GetInsightsQuery({ from: null, to: null }, 1),
+      new GetInsightsQuery({ from: null, to: null }, 1, at),
     );
     expect(LIFECYCLE_INSIGHTS_READ.ask({ query: { projects: 'b,a,,b' } }, 1)).toEqual(
       new GetLifecycleInsightsQuery(['a', 'b'], 1, null),
@@ -46,6 +46,7 @@ describe('read routes', () => {
     ],
     ['profile', () => PROFILE_READ.ask({ query: { at: '2026-13-01T00:00:00Z' } }, 1), '/query/at'],
     ['insights', () => INSIGHTS_READ.ask({ query: { from: '2026-02-30' } }, 1), undefined],
+    ['executive dashboard', () => EXECUTIVE_READ.ask({ query: { at: '' } }, 1), '/query/at'],
     ['lifecycle', () => LIFECYCLE_INSIGHTS_READ.ask({ query: { projects: ['a', 'b'] } }, 1), undefined],
   ])('%s: a malformed parameter is the 400 of the reference, on either path', (_name, ask, path) => {
     let thrown: unknown;
