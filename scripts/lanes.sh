@@ -85,7 +85,25 @@ stop_lanes() {
 }
 trap stop_lanes INT TERM
 
+# The machine's CPU time so far (/proc/stat's "cpu" line, in ticks): "<total> <idle+iowait> <steal>", and the time
+# some task waited for a CPU (/proc/pressure/cpu "some" total, µs; 0 without PSI): printed over the lanes at the
+# end, so a run says whether it was bound by the CPUs.
+cpu_now() {
+  local _cpu user nice system idle iowait irq softirq steal waited=0
+  read -r _cpu user nice system idle iowait irq softirq steal _ </proc/stat
+  [[ -r /proc/pressure/cpu ]] && waited="$(sed -n 's/^some .*total=\([0-9]*\).*/\1/p' /proc/pressure/cpu)"
+  echo "$((user + nice + system + idle + iowait + irq + softirq + steal)) $((idle + iowait)) $steal ${waited:-0}"
+}
+cpu_share() { # <sample at the start>: busy %, steal %, CPU-wait % of the wall time since
+  local t0 i0 s0 w0 t1 i1 s1 w1 wall=$((SECONDS - started))
+  read -r t0 i0 s0 w0 <<<"$1"
+  read -r t1 i1 s1 w1 <<<"$(cpu_now)"
+  ((t1 > t0 && wall > 0)) || return 0
+  say "the machine's CPUs over the lanes (/proc/stat, /proc/pressure/cpu): busy $((100 * (t1 - t0 - (i1 - i0)) / (t1 - t0)))%, stolen $((100 * (s1 - s0) / (t1 - t0)))%; some task waited for a CPU $(((w1 - w0) / 10000 / wall))% of the time"
+}
+
 started=$SECONDS
+cpu_start="$(cpu_now)"
 for name in "${names[@]}"; do
   run_lane "$name" &
   lane_of[$!]="$name"
@@ -106,6 +124,7 @@ while ((${#lane_of[@]})); do
   fi
 done
 
+cpu_share "$cpu_start"
 if ((${#failed[@]})); then
   say "failed: ${failed[*]}"
   exit 1
