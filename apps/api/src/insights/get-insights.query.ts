@@ -82,8 +82,8 @@ export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonB
   onModuleInit(): void {
     // the hot path: the whole report (no range: `from` and `to` absent or empty) already cached for the
     // caller's visibility set; a range takes the full path (its parameters are checked there)
-    const whole = ({ range, userId, at }: GetInsightsQuery): JsonBody | undefined => {
-      if (range.from !== null || range.to !== null || at !== null) return undefined;
+    const whole = ({ range, userId }: GetInsightsQuery): JsonBody | undefined => {
+      if (range.from !== null || range.to !== null) return undefined;
       const hidden = this.visibility.cachedHiddenProjects(userId);
       if (!hidden) return undefined;
       const today = this.clock.now().toISOString().slice(0, 10);

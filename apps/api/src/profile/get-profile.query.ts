@@ -38,9 +38,7 @@ export class GetProfileHandler implements IQueryHandler<GetProfileQuery, JsonBod
   ) {}
 
   onModuleInit(): void {
-    this.cachedReads.add(PROFILE_READ, ({ userId, at }) =>
-      at === null ? (this.cache.peek<JsonBody>(key(userId)) ?? undefined) : undefined,
-    );
+    this.cachedReads.add(PROFILE_READ, ({ userId }) => this.cache.peek<JsonBody>(key(userId)) ?? undefined);
   }
 
   async execute({ userId, at }: GetProfileQuery): Promise<JsonBody> {
