@@ -2,20 +2,28 @@
  * Reads as of an instant (docs/design.md, "Reads as of an instant"): what a project's overview and a user's
  * profile cost with `at=`, at random instants of a history whose project has many events. The history is fed
  * into a fresh database as the projector applies it (the event log, every projection), then the reads run
- * through `readAsOf` (the events up to the instant replayed into temporary tables), one after another, and the
- * figures are printed: per read its total, the fresh tables (the projections' migrations in the temp schema),
- * the replay, and the events replayed.
+ * through `readAsOf` (from the newest usable checkpoint, the events after it replayed into the connection's
+ * fresh temporary tables), one after another on one connection, as the api's, and the figures are printed: per
+ * read its total, the log read (with the checkpoint's choice), the checkpoint's load, the replay and the events
+ * replayed; the checkpoints' making and storage; a flag's events as of an instant.
  *
- *   npm run bench:as-of -- [--events N] [--reads N]
+ *   npm run bench:as-of -- [--events N] [--reads N] [--checkpoint-events N (0: none)]
  *
- * Writes bench/results/as-of-<UTC timestamp>.json (the figures above and the commit they were taken at).
+ * Writes bench/results/as-of-every-<checkpoint events>-<UTC timestamp>.json (the figures above and the commit they were taken at).
  */
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database, searchPathOption } from '@flaglens/persistence';
-import { IdentityReadModel, OverviewReadModel, readAsOf } from '@flaglens/projections';
+import {
+  checkpointStorage,
+  EventLogReadModel,
+  IdentityReadModel,
+  makeCheckpoint,
+  OverviewReadModel,
+  readAsOf,
+} from '@flaglens/projections';
 import { generateHistory } from '@flaglens/testing/generate-history';
 import { feedProjections } from '@flaglens/testing/support/feed-projections';
 import { createTestDatabase } from '@flaglens/testing/support/test-database';
@@ -25,6 +33,7 @@ import { median } from './stats';
 const args = cliArgs();
 const EVENTS = Number(args.value('--events') ?? 100_000);
 const READS = Number(args.value('--reads') ?? 10);
+const EVERY = Number(args.value('--checkpoint-events') ?? 2000);
 const END = '2026-11-22T09:01:00.000Z';
 
 /** A deterministic stream of numbers in [0, 1). */
@@ -64,6 +73,29 @@ async function main(): Promise<void> {
     console.log(
       `fed ${n} events (${p} of project ${project}) in ${((performance.now() - f0) / 1000).toFixed(1)} s`,
     );
+    // as autovacuum leaves a database at rest: statistics for the planner, a visibility map for index-only
+    // scans (a checkpoint's check counts the log's events up to its instant)
+    await ds.query('VACUUM ANALYZE');
+    // the checkpoints, as the projector makes them
+    const k0 = performance.now();
+    const maker = await ds.connect();
+    let made = 0;
+    try {
+      while (EVERY > 0 && (await makeCheckpoint(maker, EVERY))) made++;
+    } finally {
+      maker.release();
+    }
+    const makeMs = performance.now() - k0;
+    const storageOf = await ds.connect();
+    const storage = await checkpointStorage(storageOf).finally(() => storageOf.release());
+    const [{ log }] = await ds.query<{ log: string }>(
+      `SELECT pg_total_relation_size('flaglens_v1.event_log')::text AS log`,
+    );
+    console.log(
+      `${made} checkpoints (every ${EVERY} events) made in ${(makeMs / 1000).toFixed(1)} s: ` +
+        `${(storage.bytes / 1e6).toFixed(1)} MB, ${(((storage.bytes / Number(n)) * 1e6) / 1e9).toFixed(2)} GB per ` +
+        `million events (the event log: ${(Number(log) / 1e6).toFixed(0)} MB)`,
+    );
     const first = Date.parse(history[0].createdAt);
     const span = Date.parse(END) - first;
     const rnd = prng(11);
@@ -74,8 +106,21 @@ async function main(): Promise<void> {
       events: Number(n),
       projectEvents: Number(p),
       reads: READS,
+      checkpoints: {
+        every: EVERY,
+        made,
+        makeSeconds: Math.round(makeMs / 100) / 10,
+        bytes: storage.bytes,
+        bytesPerMillionEvents: Math.round((storage.bytes / Number(n)) * 1e6),
+        eventLogBytes: Number(log),
+      },
     };
     try {
+      // a connection's first read makes its fresh tables (kept for the next reads): timed apart
+      const w0 = performance.now();
+      await readAsOf(c, '2000-01-01T00:00:00.000Z', async () => null, { keep: true });
+      result.firstReadOfAConnectionMs = Math.round(performance.now() - w0);
+      console.log(`a connection's first read (its fresh tables made): ${result.firstReadOfAConnectionMs} ms`);
       for (const kind of ['overview', 'profile'] as const) {
         const totals: number[] = [];
         const rows: string[] = [];
@@ -86,16 +131,21 @@ async function main(): Promise<void> {
               ? new Date(first + Math.floor(rnd() * span)).toISOString()
               : history[Math.floor(rnd() * history.length)].createdAt;
           const t0 = performance.now();
-          const { replay } = await readAsOf<unknown>(c, at, (q) =>
-            kind === 'overview'
-              ? new OverviewReadModel(q).snapshot(project, new Date(at))
-              : new IdentityReadModel(q).profile(2),
+          const { replay } = await readAsOf<unknown>(
+            c,
+            at,
+            (q) =>
+              kind === 'overview'
+                ? new OverviewReadModel(q).snapshot(project, new Date(at))
+                : new IdentityReadModel(q).profile(2),
+            { keep: true },
           );
           const total = performance.now() - t0;
           totals.push(total);
           rows.push(
             `  at ${at}: ${total.toFixed(0).padStart(6)} ms (log read ${replay.loadMs.toFixed(0)} ms, ` +
-              `fresh tables ${replay.freshMs.toFixed(0)} ms, replay of ${replay.events} events ` +
+              `checkpoint ${replay.checkpoint ?? 'none'} loaded ${replay.freshMs.toFixed(0)} ms, ` +
+              `replay of ${replay.events} events ` +
               `${replay.replayMs.toFixed(0)} ms = ` +
               `${((1000 * replay.replayMs) / Math.max(1, replay.events)).toFixed(1)} µs/event, ` +
               `read ${replay.readMs.toFixed(0)} ms)`,
@@ -112,26 +162,48 @@ async function main(): Promise<void> {
           maxMs: Math.round(Math.max(...totals)),
         };
       }
+      // a flag's events: read from the log itself (created_at up to the instant), no replay
+      const flags = [...new Set(history.map((e) => e.featureName).filter((f): f is string => !!f))];
+      const events = new EventLogReadModel({ pool: () => ds.pool });
+      const flagTimes: number[] = [];
+      for (let i = 0; i < READS; i++) {
+        const at = new Date(first + Math.floor(rnd() * span)).toISOString();
+        const t0 = performance.now();
+        await events.eventsOfFlag(flags[Math.floor(rnd() * flags.length)], [], at);
+        flagTimes.push(performance.now() - t0);
+      }
+      console.log(
+        `a flag's events as of ${READS} random instants: p50 ${median(flagTimes).toFixed(1)} ms, ` +
+          `p99 ${pct(flagTimes, 99).toFixed(1)} ms`,
+      );
+      result.flagEvents = {
+        p50Ms: Math.round(median(flagTimes) * 10) / 10,
+        p99Ms: Math.round(pct(flagTimes, 99) * 10) / 10,
+      };
       // the fixed cost: before the first event, nothing to replay
       const empty: number[] = [];
       for (let i = 0; i < 5; i++) {
         const t0 = performance.now();
-        await readAsOf(c, '2000-01-01T00:00:00.000Z', (q) =>
-          new OverviewReadModel(q).snapshot(project, new Date(0)),
+        await readAsOf(
+          c,
+          '2000-01-01T00:00:00.000Z',
+          (q) => new OverviewReadModel(q).snapshot(project, new Date(0)),
+          { keep: true },
         );
         empty.push(performance.now() - t0);
       }
       console.log(
-        `overview before the first event (fresh tables only): median of 5 ${median(empty).toFixed(0)} ms`,
+        `overview before the first event (nothing to load or replay): median of 5 ${median(empty).toFixed(0)} ms`,
       );
       result.beforeFirstEventMs = Math.round(median(empty));
       const dir = join(__dirname, 'results');
       mkdirSync(dir, { recursive: true });
-      const file = join(dir, `as-of-${String(result.at).replace(/[:.]/g, '-')}.json`);
+      const file = join(dir, `as-of-every-${EVERY}-${String(result.at).replace(/[:.]/g, '-')}.json`);
       writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
       console.log(`written ${file}`);
     } finally {
-      c.release();
+      // its fresh tables would shadow the version's: not back to the pool
+      c.release(true);
     }
   } finally {
     await ds.end();

@@ -37,12 +37,27 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
       return f;
     };
     [whole, cut] = await Promise.all([
-      startStack('as_of_whole_e2e', { FLAGLENS_CLOCK: PINNED }),
+      // the whole stack's projector checkpoints every 20 events: the reads with `at` start from one
+      startStack('as_of_whole_e2e', { FLAGLENS_CLOCK: PINNED, AS_OF_CHECKPOINT_EVENTS: '20' }),
       startStack('as_of_cut_e2e', { FLAGLENS_CLOCK: T }),
     ]);
     await whole.publish(fileOf('whole', events));
     await cut.publish(fileOf('cut', upToT));
     await Promise.all([whole.waitForEvents(events.length), cut.waitForEvents(upToT.length)]);
+    // the projector's checkpoints up to T (it looks every 10 s once idle)
+    const due = Math.floor(upToT.length / 20) - 1;
+    const deadline = Date.now() + 60_000;
+    const made = async () =>
+      whole.db
+        .query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM flaglens_v1_as_of.checkpoints WHERE upto <= $1`,
+          [T],
+        )
+        .then(([{ n }]) => n)
+        // none made yet: no schema of checkpoints
+        .catch(() => 0);
+    while ((await made()) < due && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+    expect(await made()).toBeGreaterThanOrEqual(due);
     for (const [name, stack] of [
       ['whole', whole],
       ['cut', cut],

@@ -10,6 +10,7 @@ import { MetricsRegistry, ObservabilityModule, ProjectorMetrics } from '@flaglen
 import { ConsumerProgressMonitor } from './consumer-progress.monitor';
 import { LiveProjector } from './live-projector.service';
 import { InsightsWeeksStore } from './insights-weeks.service';
+import { AsOfCheckpoints } from './as-of-checkpoints.service';
 import { HealthController } from './health.controller';
 import { KAFKA } from './tokens';
 
@@ -87,4 +88,5 @@ const PROVIDERS = [
   ConsumerProgressMonitor,
   LiveProjector,
   InsightsWeeksStore,
+  AsOfCheckpoints,
 ];

@@ -1,10 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
-import { Client } from 'pg';
+import { Client, type PoolClient } from 'pg';
 import { loadConfig } from '@flaglens/config';
 import { eventKey } from '@flaglens/contract';
 import { ActiveVersionPool } from '@flaglens/persistence';
-import { EventLogReadModel } from '@flaglens/projections';
+import { EventLogReadModel, makeCheckpoint } from '@flaglens/projections';
 import { generateHistory } from '@flaglens/testing/generate-history';
 import { allAnswers } from '@flaglens/testing/support/answers';
 import { createProjectorApp } from './main';
@@ -139,6 +139,14 @@ describe('rebuild with zero read downtime', () => {
         }
       }
     })();
+    // a checkpoint for reads as of an instant in the old version: dropped with it
+    const maker = new Client({ connectionString: db.url, options: '-c search_path=flaglens_v1,public' });
+    await maker.connect();
+    try {
+      expect(await makeCheckpoint(maker as unknown as PoolClient, 1)).not.toBeNull();
+    } finally {
+      await maker.end();
+    }
     const result = await rebuild();
     stop = true;
     await reader;
@@ -148,7 +156,7 @@ describe('rebuild with zero read downtime', () => {
     expect(result.previous?.schema).toBe('flaglens_v1');
     expect(result.version.schema).toBe('flaglens_v2');
     expect(await answers()).toEqual(before);
-    // the old version is gone
+    // the old version is gone, with its checkpoints
     const schemas = await meta.query(
       `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'flaglens_v%' ORDER BY 1`,
     );

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
     expect(c.CONNECTOR_PORT).toBe(4244);
     expect(c.UNLEASH_DATABASE_URL).toBeUndefined();
     expect([c.PROJECTOR_HOST, c.CONNECTOR_HOST]).toEqual(['127.0.0.1', '127.0.0.1']);
+    expect(c.AS_OF_CHECKPOINT_EVENTS).toBe(2000);
   });
 
   it('the projector and connector bind addresses: an IP or a host name', () => {
@@ -69,6 +70,8 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['FLAGLENS_CLOCK', 'yesterday'],
     ['KAFKA_TOPIC', 'bad topic'],
+    ['AS_OF_CHECKPOINT_EVENTS', '-1'],
+    ['AS_OF_CHECKPOINT_EVENTS', 'often'],
   ])('rejects %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=`));

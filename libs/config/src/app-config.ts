@@ -248,6 +248,17 @@ export class AppConfig {
   @Max(5200)
   INSIGHTS_MAX_WEEKS = 520;
 
+  /**
+   * Reads as of an instant start from a checkpoint (docs/design.md, "Reads as of an instant"): the projector
+   * makes one every this many events of the log in `createdAt` order. Fewer events between checkpoints: faster
+   * reads, more storage (one copy of the projections, but the log, per checkpoint). 0: none made.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  AS_OF_CHECKPOINT_EVENTS = 2000;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 

@@ -27,6 +27,8 @@ export class ActiveVersionPool implements ReadPool {
     private readonly graceMs = 30_000,
     /** Every statement of these connections is cancelled past this (Postgres `statement_timeout`); 0: none. */
     private readonly statementTimeoutMs = 0,
+    /** An idle connection is closed after this long; 0: kept (e.g. for what it holds, as the as-of reads' tables). */
+    private readonly idleTimeoutMs = 10_000,
   ) {}
 
   get schema(): string | undefined {
@@ -68,6 +70,7 @@ export class ActiveVersionPool implements ReadPool {
         (this.statementTimeoutMs > 0 ? ` -c statement_timeout=${Math.floor(this.statementTimeoutMs)}` : ''),
       application_name: 'flaglens-api',
       connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: this.idleTimeoutMs,
       keepAlive: true,
     });
     // an idle connection that the server or the network drops is only discarded (without a listener the

@@ -13,7 +13,7 @@ import {
   VERSION_SWITCH_LOCK,
   type ProjectionVersion,
 } from '@flaglens/persistence';
-import { allProjections, CHANGE_CHANNEL, EVERYTHING_CHANGED } from '@flaglens/projections';
+import { allProjections, CHANGE_CHANNEL, checkpointSchema, EVERYTHING_CHANGED } from '@flaglens/projections';
 import { BatchApplier } from './batch-applier';
 import type { EventFormat } from '@flaglens/contract';
 import type { DeadLetter } from './classify-messages';
@@ -217,6 +217,8 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
       );
       await sleep(opts.dropOldAfterMs);
       await pool.query(`DROP SCHEMA IF EXISTS ${assertSchemaName(previous.schema)} CASCADE`);
+      // and its checkpoints for reads as of an instant
+      await pool.query(`DROP SCHEMA IF EXISTS ${checkpointSchema(previous.schema)} CASCADE`);
     }
     return {
       version: { ...version, status: switched ? 'active' : 'building' },

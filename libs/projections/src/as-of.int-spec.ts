@@ -7,7 +7,7 @@ import { generateHistory } from '@flaglens/testing/generate-history';
 import { feedProjections } from '@flaglens/testing/support/feed-projections';
 import { projectionDatabases } from '@flaglens/testing/support/test-database';
 import { interleavedBatches, withLateArrivals } from '@flaglens/testing/test-events';
-import { readAsOf } from './as-of';
+import { checkpointStorage, makeCheckpoint, readAsOf } from './as-of';
 import { IdentityReadModel } from './identity/identity.read-model';
 import { InsightsReadModel } from './insights/insights.read-model';
 import { LifecycleReadModel } from './lifecycle/lifecycle.read-model';
@@ -71,6 +71,7 @@ describe('the overview and the profile as of an instant equal those of a log cut
 
   it('for random histories and instants', async () => {
     let runs = 0;
+    let fromCheckpoints = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 1_000_000 }),
@@ -87,6 +88,13 @@ describe('the overview and the profile as of an instant equal those of a log cut
           const history = historyOf(seed, late);
           const whole = await dbs.fresh(`asof2_whole_${runs}`);
           await feedProjections(whole.ds, interleavedBatches(history, seed, 60));
+          // checkpoints every few dozen events: reads start from the newest usable one before their instant
+          const maker = await whole.ds.connect();
+          try {
+            while (await makeCheckpoint(maker, 10 + (seed % 50)));
+          } finally {
+            maker.release();
+          }
           const projects = [...PROJECTS, 'never-a-project'];
           for (const [i, instant] of instants.entries()) {
             const ms =
@@ -106,8 +114,16 @@ describe('the overview and the profile as of an instant equal those of a log cut
             const expected = await everything(cut.ds, new Date(ms), projects);
             const c = await whole.ds.connect();
             try {
-              const { value } = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects));
-              expect(value).toEqual(expected);
+              // from a checkpoint, on a connection that keeps its fresh tables (as the api's), and from nothing
+              const kept = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects), {
+                keep: true,
+              });
+              expect(kept.value).toEqual(expected);
+              if (kept.replay.checkpoint !== null) fromCheckpoints++;
+              const full = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects), {
+                checkpoints: false,
+              });
+              expect(full.value).toEqual(expected);
             } finally {
               c.release();
             }
@@ -118,6 +134,7 @@ describe('the overview and the profile as of an instant equal those of a log cut
       { numRuns: 4 },
     );
     expect(runs).toBeGreaterThanOrEqual(4);
+    expect(fromCheckpoints).toBeGreaterThan(0);
   });
 
   it('the recorded reference sample, at ten instants', async () => {
@@ -130,6 +147,12 @@ describe('the overview and the profile as of an instant equal those of a log cut
       .map((l) => JSON.parse(l) as FlagEvent);
     const whole = await dbs.fresh('asof2_sample_whole');
     await feedProjections(whole.ds, interleavedBatches(sample, 1, 10));
+    const maker = await whole.ds.connect();
+    try {
+      while (await makeCheckpoint(maker, 15));
+    } finally {
+      maker.release();
+    }
     // one database fed in steps of createdAt: after each step, a flaglens fed the events up to that instant
     const cut = await dbs.fresh('asof2_sample_cut');
     const times = [...new Set(sample.map((e) => Date.parse(e.createdAt)))].sort((a, b) => a - b);
@@ -140,6 +163,7 @@ describe('the overview and the profile as of an instant equal those of a log cut
     instants[0] = times[0] - 1; // before the first event
     const projects = [...new Set(sample.map((e) => e.project).filter((p) => p !== null)), 'default'];
     const fed = new Set<number>();
+    let checkpointed = 0;
     const c = await whole.ds.connect();
     try {
       for (const ms of instants) {
@@ -147,13 +171,17 @@ describe('the overview and the profile as of an instant equal those of a log cut
         next.forEach((e) => fed.add(e.id));
         if (next.length > 0) await feedProjections(cut.ds, [next]);
         const at = new Date(ms).toISOString();
-        const { value } = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects));
+        const { value, replay } = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects), {
+          keep: true,
+        });
         expect(value).toEqual(await everything(cut.ds, new Date(ms), projects));
+        if (replay.checkpoint !== null) checkpointed++;
       }
     } finally {
-      c.release();
+      c.release(true);
     }
     expect(fed.size).toBe(sample.length);
+    expect(checkpointed).toBeGreaterThanOrEqual(5);
   });
 
   it('leaves the database and the connection as they were, and writes nothing of its own', async () => {
@@ -195,6 +223,83 @@ describe('the overview and the profile as of an instant equal those of a log cut
       expect(await fingerprint()).toEqual(before);
       const temp = await c.query(`SELECT 1 FROM pg_class WHERE relpersistence = 't'`);
       expect(temp.rows).toEqual([]);
+    } finally {
+      c.release();
+    }
+  });
+});
+
+describe('checkpoints for reads as of an instant (real Postgres)', () => {
+  const dbs = projectionDatabases();
+  afterAll(() => dbs.dropAll());
+
+  it('a late event stored after a checkpoint makes it unusable; the maker drops it and makes it again', async () => {
+    const history = historyOf(11, 0);
+    const late = history[Math.floor(history.length / 4)];
+    const rest = history.filter((e) => e.id !== late.id);
+    const whole = await dbs.fresh('asof3_late');
+    await feedProjections(whole.ds, [rest]);
+    const c = await whole.ds.connect();
+    try {
+      const made = [];
+      for (let m; (m = await makeCheckpoint(c, 50));) made.push(m);
+      expect(made.length).toBeGreaterThanOrEqual(4);
+      expect(made.map((m) => m.events)).toEqual(made.map((_, i) => 50 * (i + 1)));
+      expect((await checkpointStorage(c)).checkpoints).toBe(made.length);
+      // the late event: a higher id than all, an instant before most checkpoints
+      const stamped = { ...late, id: Math.max(...history.map((e) => e.id)) + 1 };
+      await feedProjections(whole.ds, [[stamped]]);
+      const cut = await dbs.fresh('asof3_late_cut');
+      const at = made[made.length - 1].upto;
+      const ms = Date.parse(at);
+      await feedProjections(cut.ds, [[...rest, stamped].filter((e) => Date.parse(e.createdAt) <= ms)]);
+      const projects = [...PROJECTS, 'never-a-project'];
+      const read = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects));
+      // every checkpoint after the late event's instant is passed over
+      const usable = made.filter((m) => m.upto < stamped.createdAt);
+      expect(read.replay.checkpoint).toBe(usable.length > 0 ? usable[usable.length - 1].upto : null);
+      expect(read.value).toEqual(await everything(cut.ds, new Date(ms), projects));
+      // the maker drops the unusable ones, then makes them again from the log as it is now
+      const again = [];
+      for (let m; (m = await makeCheckpoint(c, 50));) again.push(m);
+      expect((await checkpointStorage(c)).checkpoints).toBe(usable.length + again.length);
+      const after = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects));
+      expect(after.replay.checkpoint).not.toBeNull();
+      expect(after.replay.checkpoint! >= (usable.length > 0 ? usable[usable.length - 1].upto : '')).toBe(
+        true,
+      );
+      expect(after.value).toEqual(read.value);
+    } finally {
+      c.release();
+    }
+  });
+
+  it("an event stored since, before a checkpoint in its partition's order, is replayed from the start", async () => {
+    const history = historyOf(12, 0);
+    const whole = await dbs.fresh('asof3_order');
+    // an event of a low id held back, the rest checkpointed
+    const held = history[1];
+    const rest = history.filter((e) => e.id !== held.id);
+    await feedProjections(whole.ds, [rest]);
+    const c = await whole.ds.connect();
+    try {
+      while (await makeCheckpoint(c, 40));
+      const [k] = (
+        await c.query<{ upto: Date }>(`SELECT upto FROM flaglens_v1_as_of.checkpoints ORDER BY upto LIMIT 1`)
+      ).rows;
+      // an event with a lower id than the checkpoint's last (so before them in the replay's order), created after
+      const early = { ...held, createdAt: new Date(k.upto.getTime() + 1).toISOString() };
+      await feedProjections(whole.ds, [[early]]);
+      const at = new Date(k.upto.getTime() + 1).toISOString();
+      const read = await readAsOf(c, at, async (db) => db.query('SELECT count(*)::int AS n FROM event_log'));
+      expect(read.replay.checkpoint).toBeNull();
+      const cut = await dbs.fresh('asof3_order_cut');
+      await feedProjections(cut.ds, [[...rest, early].filter((e) => e.createdAt <= at)]);
+      const projects = [...PROJECTS, 'never-a-project'];
+      const ms = Date.parse(at);
+      expect((await readAsOf(c, at, (db) => everything(db, new Date(ms), projects))).value).toEqual(
+        await everything(cut.ds, new Date(ms), projects),
+      );
     } finally {
       c.release();
     }

@@ -27,6 +27,8 @@ export class AsOfReads implements OnModuleDestroy {
       AS_OF_CONNECTIONS,
       30_000,
       config.API_STATEMENT_TIMEOUT_MS,
+      // kept while idle: each holds its fresh tables for the next read
+      0,
     );
   }
 
@@ -36,7 +38,8 @@ export class AsOfReads implements OnModuleDestroy {
     const c = await this.active.pool().connect();
     let failed: Error | undefined;
     try {
-      return (await readAsOf(c, at, read)).value;
+      // the pool's connections serve only these reads: each keeps its fresh tables for the next
+      return (await readAsOf(c, at, read, { keep: true })).value;
     } catch (e) {
       failed = e as Error;
       throw e;

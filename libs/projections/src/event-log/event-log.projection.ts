@@ -85,16 +85,21 @@ export function firstOfEachId(events: SourcedEvent[]): SourcedEvent[] {
  * Appends events to the log, each id at most once. Runs inside the caller's transaction.
  * Fast path: one COPY straight into the table. If an id is already stored (a producer sent it twice,
  * or another partition stored it), fall back to COPY into a temp staging table and insert only what is new.
- * Returns the events that were newly stored (aggregates must change only for those).
+ * Returns the events that were newly stored (aggregates must change only for those). `log` is the table
+ * appended to: a read as of an instant that starts from a checkpoint appends to a log of its own (as-of.ts).
  */
-export async function appendEvents(client: PoolClient, events: SourcedEvent[]): Promise<SourcedEvent[]> {
+export async function appendEvents(
+  client: PoolClient,
+  events: SourcedEvent[],
+  log = 'event_log',
+): Promise<SourcedEvent[]> {
   if (events.length === 0) return [];
   const unique = firstOfEachId(events);
 
   await client.query('SAVEPOINT event_log_copy');
   let copied = false;
   try {
-    await copyInto(client, 'event_log', unique);
+    await copyInto(client, log, unique);
     await client.query('RELEASE SAVEPOINT event_log_copy');
     copied = true;
   } catch (e) {
@@ -109,11 +114,11 @@ export async function appendEvents(client: PoolClient, events: SourcedEvent[]): 
   }
   // per transaction: the version (schema) behind `event_log` may change between batches
   await client.query(
-    `CREATE TEMP TABLE IF NOT EXISTS event_log_staging (LIKE event_log INCLUDING DEFAULTS) ON COMMIT DROP`,
+    `CREATE TEMP TABLE IF NOT EXISTS event_log_staging (LIKE ${log} INCLUDING DEFAULTS) ON COMMIT DROP`,
   );
   await copyInto(client, 'event_log_staging', unique);
   const inserted = await client.query<{ id: string }>(
-    `INSERT INTO event_log (${COLUMNS}) SELECT ${COLUMNS} FROM event_log_staging ORDER BY source_offset NULLS FIRST
+    `INSERT INTO ${log} (${COLUMNS}) SELECT ${COLUMNS} FROM event_log_staging ORDER BY source_offset NULLS FIRST
      ON CONFLICT (id) DO NOTHING RETURNING id`,
   );
   await client.query('TRUNCATE event_log_staging');

@@ -1,0 +1,91 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '@flaglens/config';
+import { ActiveVersionPool } from '@flaglens/persistence';
+import { makeCheckpoint } from '@flaglens/projections';
+import { ConsumerProgressMonitor } from './consumer-progress.monitor';
+
+/** How often the checkpoints are looked at (a few small reads when none is due). */
+export const CHECKPOINTS_EVERY_MS = 10_000;
+/** A look makes checkpoints while they are due, for at most this long; the next look goes on. */
+export const CHECKPOINTS_BUDGET_MS = 20_000;
+/** Checkpoints are made when the projector has been idle this long, or at least every minute otherwise. */
+export const CHECKPOINTS_IDLE_MS = 1_000;
+export const CHECKPOINTS_AT_LEAST_MS = 60_000;
+
+/**
+ * Makes the checkpoints that reads as of an instant start from (libs/projections/src/as-of.ts,
+ * `makeCheckpoint`; docs/design.md, "Reads as of an instant"), every AS_OF_CHECKPOINT_EVENTS events of the
+ * active version's log, off the batches' path, on a connection of its own; drops those a late event made
+ * unusable. A rebuild's new version gets its own once it is active.
+ */
+@Injectable()
+export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly log = new Logger('AsOfCheckpoints');
+  private readonly active: ActiveVersionPool;
+  private timer?: NodeJS.Timeout;
+  private closing = false;
+  private running?: Promise<number>;
+  private lastFailure?: string;
+  private lastRunAt = 0;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly monitor: ConsumerProgressMonitor,
+  ) {
+    this.active = new ActiveVersionPool(config.DATABASE_URL, 1, 5_000);
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.AS_OF_CHECKPOINT_EVENTS === 0) return;
+    const tick = () => {
+      const now = Date.now();
+      const busy = now - this.monitor.lastBatchAt < CHECKPOINTS_IDLE_MS;
+      if (this.closing || (busy && now - this.lastRunAt < CHECKPOINTS_AT_LEAST_MS)) return;
+      this.running ??= this.run().finally(() => (this.running = undefined));
+    };
+    this.timer = setInterval(tick, CHECKPOINTS_EVERY_MS).unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.timer);
+    await this.running;
+    await this.active.close();
+  }
+
+  /** Never rejects: a failure is logged once and the next look tries again. */
+  async run(): Promise<number> {
+    this.lastRunAt = Date.now();
+    let made = 0;
+    try {
+      await this.active.refresh();
+      const c = await this.active.pool().connect();
+      let failed: Error | undefined;
+      try {
+        const t0 = Date.now();
+        let last;
+        while (!this.closing && Date.now() - t0 < CHECKPOINTS_BUDGET_MS) {
+          const m = await makeCheckpoint(c, this.config.AS_OF_CHECKPOINT_EVENTS);
+          if (!m) break;
+          made++;
+          last = m;
+        }
+        if (last)
+          this.log.log(
+            `made ${made} as-of checkpoints, the newest as of ${last.upto} (${last.events} events), in ${Date.now() - t0} ms`,
+          );
+      } catch (e) {
+        failed = e as Error;
+        throw e;
+      } finally {
+        c.release(failed);
+      }
+      this.lastFailure = undefined;
+    } catch (e) {
+      const failure = (e as Error).message;
+      if (failure !== this.lastFailure) this.log.warn(`could not make as-of checkpoints: ${failure}`);
+      this.lastFailure = failure;
+    }
+    return made;
+  }
+}
