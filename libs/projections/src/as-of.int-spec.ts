@@ -304,4 +304,36 @@ describe('checkpoints for reads as of an instant (real Postgres)', () => {
       c.release();
     }
   });
+
+  it('a connection that keeps its fresh tables does not grow them, read after read', async () => {
+    const history = historyOf(13, 0);
+    const whole = await dbs.fresh('asof3_kept');
+    await feedProjections(whole.ds, [history]);
+    const c = await whole.ds.connect();
+    try {
+      while (await makeCheckpoint(c, 60));
+      const sizes = async () =>
+        Number(
+          (
+            await c.query<{ n: string }>(
+              `SELECT sum(pg_total_relation_size(oid))::text AS n FROM pg_class
+                WHERE relnamespace = pg_my_temp_schema() AND relkind = 'r'`,
+            )
+          ).rows[0].n,
+        );
+      const at = (k: number) => history[Math.floor((k * history.length) / 7)].createdAt;
+      // from a checkpoint and from nothing, as the api's connections read
+      const read = async (k: number, checkpoints: boolean) =>
+        readAsOf(c, at(k), async (db) => db.query('SELECT count(*)::int AS n FROM flag_state'), {
+          keep: true,
+          checkpoints,
+        });
+      for (let k = 1; k < 7; k++) await read(k, k % 2 === 0);
+      const first = await sizes();
+      for (let round = 0; round < 3; round++) for (let k = 1; k < 7; k++) await read(k, k % 2 === 0);
+      expect(await sizes()).toBe(first);
+    } finally {
+      c.release(true);
+    }
+  });
 });

@@ -72,6 +72,8 @@ const positionOf = (r: Pick<LogRow, 'source_partition' | 'source_offset' | 'id'>
 interface Session {
   /** the projection tables in pg_temp, but the log's, in name order */
   tables: string[];
+  /** those a new installation seeds (their rows kept in `<table>__seed`) */
+  seeded: string[];
   /** the tables' names, columns and types: a checkpoint made of other tables is not used */
   shape: string;
 }
@@ -79,8 +81,9 @@ const sessions = new WeakMap<PoolClient, Session>();
 
 /**
  * The projections' tables, fresh, in the session's temporary schema: the projections' migrations
- * (PROJECTIONS_MIGRATIONS, in the order a new version runs them), with the seeds of a new installation,
- * committed, so that every later transaction of the session that is rolled back finds them fresh again.
+ * (PROJECTIONS_MIGRATIONS, in the order a new version runs them), with the seeds of a new installation (kept
+ * in `<table>__seed` too), committed. Each read, a transaction rolled back, empties them and puts the seeds or a
+ * checkpoint in (`emptied`), so it finds them fresh and leaves nothing in them.
  * Postgres resolves an unqualified table name in `pg_temp` before any schema of the search path (also inside
  * `identity_apply`, whose pinned path does not name `pg_temp`): from now on they shadow the version's tables
  * on this connection, which reads the version's log only by its qualified name.
@@ -96,30 +99,52 @@ async function freshTables(client: PoolClient): Promise<Session> {
       query: async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows,
     } as unknown as QueryRunner;
     for (const m of PROJECTIONS_MIGRATIONS) await new m().up(runner);
+    const { rows } = await client.query<{ t: string; cols: string }>(
+      `SELECT c.relname AS t, string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', '
+                                         ORDER BY a.attnum) AS cols
+         FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+        WHERE c.relnamespace = pg_my_temp_schema() AND c.relkind = 'r'
+        GROUP BY c.relname ORDER BY c.relname`,
+    );
+    // the seeds, kept beside the tables: each read empties the tables and puts them back (replayUpTo)
+    const seeded: string[] = [];
+    for (const { t } of rows) {
+      const [{ some }] = (
+        await client.query<{ some: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_temp.${t}) AS some`)
+      ).rows;
+      if (!some) continue;
+      await client.query(`CREATE TEMP TABLE ${t}${SEED} AS SELECT * FROM pg_temp.${t}`);
+      seeded.push(t);
+    }
     await client.query('COMMIT');
+    const kept = rows.filter((r) => !NOT_KEPT.has(r.t));
+    const session = {
+      tables: rows.map((r) => r.t).filter((t) => t !== 'event_log'),
+      seeded,
+      shape: createHash('sha256')
+        .update(kept.map((r) => `${r.t}(${r.cols})`).join('\n'))
+        .digest('hex')
+        .slice(0, 32),
+    };
+    sessions.set(client, session);
+    return session;
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);
     await client.query('DISCARD TEMP').catch(() => undefined);
     throw e;
   }
-  const { rows } = await client.query<{ t: string; cols: string }>(
-    `SELECT c.relname AS t, string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', '
-                                       ORDER BY a.attnum) AS cols
-       FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-      WHERE c.relnamespace = pg_my_temp_schema() AND c.relkind = 'r'
-      GROUP BY c.relname ORDER BY c.relname`,
-  );
-  const kept = rows.filter((r) => !NOT_KEPT.has(r.t));
-  const session = {
-    tables: rows.map((r) => r.t).filter((t) => t !== 'event_log'),
-    shape: createHash('sha256')
-      .update(kept.map((r) => `${r.t}(${r.cols})`).join('\n'))
-      .digest('hex')
-      .slice(0, 32),
-  };
-  sessions.set(client, session);
-  return session;
 }
+
+/** The suffix of a fresh table's seeds. */
+const SEED = '__seed';
+
+/**
+ * The fresh tables emptied by TRUNCATE, which in a transaction later rolled back writes into new files that the
+ * rollback drops: no dead rows are left behind, where a DELETE or the replay's writes into the kept files would
+ * leave them in tables that autovacuum never visits (a session's temporary tables), slowing every later read.
+ */
+const emptied = (session: Session) =>
+  `TRUNCATE ${['event_log', ...session.tables].map((t) => `pg_temp.${t}`).join(', ')}`;
 
 /** The session's fresh tables dropped: the connection reads the version's tables again. */
 async function dropFreshTables(client: PoolClient): Promise<void> {
@@ -252,7 +277,14 @@ async function replayUpTo(
   // made for other tables: planned again, they see the fresh ones
   await client.query('DISCARD PLANS');
   let log = 'event_log';
-  if (checkpoint) {
+  if (!checkpoint)
+    await client.query(
+      [
+        emptied(session),
+        ...session.seeded.map((tb) => `INSERT INTO pg_temp.${tb} SELECT * FROM pg_temp.${tb}${SEED}`),
+      ].join(';\n'),
+    );
+  else {
     const schema = checkpointSchema(version);
     const kept = session.tables.filter((tb) => !NOT_KEPT.has(tb));
     // one round trip: the fresh rows out, the checkpoint's in; the log is the version's up to the
@@ -260,7 +292,7 @@ async function replayUpTo(
     const upto = checkpoint.upto.toISOString();
     await client.query(
       [
-        ...session.tables.map((tb) => `DELETE FROM pg_temp.${tb}`),
+        emptied(session),
         ...kept.map(
           (tb) => `INSERT INTO pg_temp.${tb} SELECT * FROM ${checkpointTable(schema, checkpoint!.id, tb)}`,
         ),
