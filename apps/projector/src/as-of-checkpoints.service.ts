@@ -6,8 +6,12 @@ import { ConsumerProgressMonitor } from './consumer-progress.monitor';
 
 /** How often the checkpoints are looked at (a few small reads when none is due). */
 export const CHECKPOINTS_EVERY_MS = 10_000;
-/** A look makes checkpoints while they are due, for at most this long; the next look goes on. */
+/**
+ * A look makes checkpoints while they are due, for at most this long when the projector is idle, and this long
+ * when it is busy (a backfill: the checkpoints take the CPU the batches need); the next look goes on.
+ */
 export const CHECKPOINTS_BUDGET_MS = 20_000;
+export const CHECKPOINTS_BUSY_BUDGET_MS = 2_000;
 /** Checkpoints are made when the projector has been idle this long, or at least every minute otherwise. */
 export const CHECKPOINTS_IDLE_MS = 1_000;
 export const CHECKPOINTS_AT_LEAST_MS = 60_000;
@@ -41,7 +45,9 @@ export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShu
       const now = Date.now();
       const busy = now - this.monitor.lastBatchAt < CHECKPOINTS_IDLE_MS;
       if (this.closing || (busy && now - this.lastRunAt < CHECKPOINTS_AT_LEAST_MS)) return;
-      this.running ??= this.run().finally(() => (this.running = undefined));
+      this.running ??= this.run(busy ? CHECKPOINTS_BUSY_BUDGET_MS : CHECKPOINTS_BUDGET_MS).finally(
+        () => (this.running = undefined),
+      );
     };
     this.timer = setInterval(tick, CHECKPOINTS_EVERY_MS).unref();
   }
@@ -54,7 +60,7 @@ export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /** Never rejects: a failure is logged once and the next look tries again. */
-  async run(): Promise<number> {
+  async run(budgetMs = CHECKPOINTS_BUDGET_MS): Promise<number> {
     this.lastRunAt = Date.now();
     let made = 0;
     try {
@@ -64,7 +70,7 @@ export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShu
       try {
         const t0 = Date.now();
         let last;
-        while (!this.closing && Date.now() - t0 < CHECKPOINTS_BUDGET_MS) {
+        while (!this.closing && Date.now() - t0 < budgetMs) {
           const m = await makeCheckpoint(c, this.config.AS_OF_CHECKPOINT_EVENTS);
           if (!m) break;
           made++;
