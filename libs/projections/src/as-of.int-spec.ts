@@ -336,4 +336,31 @@ describe('checkpoints for reads as of an instant (real Postgres)', () => {
       c.release(true);
     }
   });
+
+  it('a checkpoint dropped while it is chosen is not an error: the read starts from nothing', async () => {
+    const history = historyOf(14, 0);
+    const whole = await dbs.fresh('asof3_dropped');
+    await feedProjections(whole.ds, [history]);
+    const c = await whole.ds.connect();
+    try {
+      while (await makeCheckpoint(c, 80));
+      const [k] = (
+        await c.query<{ id: number; upto: Date }>(
+          `SELECT id, upto FROM flaglens_v1_as_of.checkpoints ORDER BY upto DESC LIMIT 1`,
+        )
+      ).rows;
+      // as its maker drops it: its tables first
+      await c.query(`DROP TABLE flaglens_v1_as_of.c${k.id}_flag_state`);
+      const at = new Date(k.upto.getTime() + DAY).toISOString();
+      const ms = Date.parse(at);
+      const cut = await dbs.fresh('asof3_dropped_cut');
+      await feedProjections(cut.ds, [history.filter((e) => Date.parse(e.createdAt) <= ms)]);
+      const projects = [...PROJECTS, 'never-a-project'];
+      const read = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects));
+      expect(read.replay.checkpoint).toBeNull();
+      expect(read.value).toEqual(await everything(cut.ds, new Date(ms), projects));
+    } finally {
+      c.release();
+    }
+  });
 });
