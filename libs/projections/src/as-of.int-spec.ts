@@ -7,7 +7,7 @@ import { generateHistory } from '@flaglens/testing/generate-history';
 import { feedProjections } from '@flaglens/testing/support/feed-projections';
 import { projectionDatabases } from '@flaglens/testing/support/test-database';
 import { interleavedBatches, withLateArrivals } from '@flaglens/testing/test-events';
-import { checkpointStorage, makeCheckpoint, readAsOf } from './as-of';
+import { checkpointStorage, makeCheckpoint, readAsOf, tidyAsOf } from './as-of';
 import { IdentityReadModel } from './identity/identity.read-model';
 import { InsightsReadModel } from './insights/insights.read-model';
 import { LifecycleReadModel } from './lifecycle/lifecycle.read-model';
@@ -305,7 +305,7 @@ describe('checkpoints for reads as of an instant (real Postgres)', () => {
     }
   });
 
-  it('a connection that keeps its fresh tables does not grow them, read after read', async () => {
+  it('a connection that keeps its fresh tables, tidied after each read, does not grow them', async () => {
     const history = historyOf(13, 0);
     const whole = await dbs.fresh('asof3_kept');
     await feedProjections(whole.ds, [history]);
@@ -322,12 +322,14 @@ describe('checkpoints for reads as of an instant (real Postgres)', () => {
           ).rows[0].n,
         );
       const at = (k: number) => history[Math.floor((k * history.length) / 7)].createdAt;
-      // from a checkpoint and from nothing, as the api's connections read
-      const read = async (k: number, checkpoints: boolean) =>
-        readAsOf(c, at(k), async (db) => db.query('SELECT count(*)::int AS n FROM flag_state'), {
+      // from a checkpoint and from nothing, as the api's connections read: tidied after each
+      const read = async (k: number, checkpoints: boolean) => {
+        await readAsOf(c, at(k), async (db) => db.query('SELECT count(*)::int AS n FROM flag_state'), {
           keep: true,
           checkpoints,
         });
+        await tidyAsOf(c);
+      };
       for (let k = 1; k < 7; k++) await read(k, k % 2 === 0);
       const first = await sizes();
       for (let round = 0; round < 3; round++) for (let k = 1; k < 7; k++) await read(k, k % 2 === 0);

@@ -72,8 +72,6 @@ const positionOf = (r: Pick<LogRow, 'source_partition' | 'source_offset' | 'id'>
 interface Session {
   /** the projection tables in pg_temp, but the log's, in name order */
   tables: string[];
-  /** those a new installation seeds (their rows kept in `<table>__seed`) */
-  seeded: string[];
   /** the tables' names, columns and types: a checkpoint made of other tables is not used */
   shape: string;
 }
@@ -81,9 +79,9 @@ const sessions = new WeakMap<PoolClient, Session>();
 
 /**
  * The projections' tables, fresh, in the session's temporary schema: the projections' migrations
- * (PROJECTIONS_MIGRATIONS, in the order a new version runs them), with the seeds of a new installation (kept
- * in `<table>__seed` too), committed. Each read, a transaction rolled back, empties them and puts the seeds or a
- * checkpoint in (`emptied`), so it finds them fresh and leaves nothing in them.
+ * (PROJECTIONS_MIGRATIONS, in the order a new version runs them), with the seeds of a new installation,
+ * committed, so that every later transaction of the session that is rolled back finds them fresh again (the
+ * dead rows it leaves are reclaimed by `tidyAsOf`).
  * Postgres resolves an unqualified table name in `pg_temp` before any schema of the search path (also inside
  * `identity_apply`, whose pinned path does not name `pg_temp`): from now on they shadow the version's tables
  * on this connection, which reads the version's log only by its qualified name.
@@ -106,21 +104,10 @@ async function freshTables(client: PoolClient): Promise<Session> {
         WHERE c.relnamespace = pg_my_temp_schema() AND c.relkind = 'r'
         GROUP BY c.relname ORDER BY c.relname`,
     );
-    // the seeds, kept beside the tables: each read empties the tables and puts them back (replayUpTo)
-    const seeded: string[] = [];
-    for (const { t } of rows) {
-      const [{ some }] = (
-        await client.query<{ some: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_temp.${t}) AS some`)
-      ).rows;
-      if (!some) continue;
-      await client.query(`CREATE TEMP TABLE ${t}${SEED} AS SELECT * FROM pg_temp.${t}`);
-      seeded.push(t);
-    }
     await client.query('COMMIT');
     const kept = rows.filter((r) => !NOT_KEPT.has(r.t));
     const session = {
       tables: rows.map((r) => r.t).filter((t) => t !== 'event_log'),
-      seeded,
       shape: createHash('sha256')
         .update(kept.map((r) => `${r.t}(${r.cols})`).join('\n'))
         .digest('hex')
@@ -135,16 +122,17 @@ async function freshTables(client: PoolClient): Promise<Session> {
   }
 }
 
-/** The suffix of a fresh table's seeds. */
-const SEED = '__seed';
-
 /**
- * The fresh tables emptied by TRUNCATE, which in a transaction later rolled back writes into new files that the
- * rollback drops: no dead rows are left behind, where a DELETE or the replay's writes into the kept files would
- * leave them in tables that autovacuum never visits (a session's temporary tables), slowing every later read.
+ * Reclaims the dead rows that reads as of an instant left in a connection's kept fresh tables (`keep: true`):
+ * the rows each read wrote, rolled back. Autovacuum never visits a session's temporary tables, so without this
+ * they would grow read after read. The api runs it after a read's answer is sent, before the connection is
+ * used again: off the read's path. A connection without kept tables: nothing to do.
  */
-const emptied = (session: Session) =>
-  `TRUNCATE ${['event_log', ...session.tables].map((t) => `pg_temp.${t}`).join(', ')}`;
+export async function tidyAsOf(client: PoolClient): Promise<void> {
+  const session = sessions.get(client);
+  if (!session) return;
+  await client.query(`VACUUM ${['event_log', ...session.tables].map((t) => `pg_temp.${t}`).join(', ')}`);
+}
 
 /** The session's fresh tables dropped: the connection reads the version's tables again. */
 async function dropFreshTables(client: PoolClient): Promise<void> {
@@ -278,14 +266,7 @@ async function replayUpTo(
   // made for other tables: planned again, they see the fresh ones
   await client.query('DISCARD PLANS');
   let log = 'event_log';
-  if (!checkpoint)
-    await client.query(
-      [
-        emptied(session),
-        ...session.seeded.map((tb) => `INSERT INTO pg_temp.${tb} SELECT * FROM pg_temp.${tb}${SEED}`),
-      ].join(';\n'),
-    );
-  else {
+  if (checkpoint) {
     const schema = checkpointSchema(version);
     const kept = session.tables.filter((tb) => !NOT_KEPT.has(tb));
     // one round trip: the fresh rows out, the checkpoint's in. The log is the version's up to the instant (the
@@ -297,7 +278,7 @@ async function replayUpTo(
     const upto = new Date(at).toISOString();
     await client.query(
       [
-        emptied(session),
+        ...session.tables.map((tb) => `DELETE FROM pg_temp.${tb}`),
         ...kept.map(
           (tb) => `INSERT INTO pg_temp.${tb} SELECT * FROM ${checkpointTable(schema, checkpoint!.id, tb)}`,
         ),

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
 import { ActiveVersionPool, type RowQueryable } from '@flaglens/persistence';
-import { readAsOf } from '@flaglens/projections';
+import { readAsOf, tidyAsOf } from '@flaglens/projections';
 
 /**
  * Connections for reads as of an instant (`readAsOf`: the events up to the instant replayed into temporary
@@ -36,17 +36,21 @@ export class AsOfReads implements OnModuleDestroy {
   async read<T>(at: string, read: (db: RowQueryable) => Promise<T>): Promise<T> {
     await this.active.refresh();
     const c = await this.active.pool().connect();
-    let failed: Error | undefined;
+    let value: T;
     try {
       // the pool's connections serve only these reads: each keeps its fresh tables for the next
-      return (await readAsOf(c, at, read, { keep: true })).value;
+      value = (await readAsOf(c, at, read, { keep: true })).value;
     } catch (e) {
-      failed = e as Error;
-      throw e;
-    } finally {
       // a connection whose read failed may still be inside its transaction: closed, not reused
-      c.release(failed);
+      c.release(e as Error);
+      throw e;
     }
+    // the dead rows the read left in them reclaimed after the answer, before the connection is used again
+    void tidyAsOf(c).then(
+      () => c.release(),
+      (e: Error) => c.release(e),
+    );
+    return value;
   }
 
   async onModuleDestroy(): Promise<void> {
