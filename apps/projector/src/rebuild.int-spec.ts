@@ -160,7 +160,9 @@ describe('rebuild with zero read downtime', () => {
     const schemas = await meta.query(
       `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'flaglens_v%' ORDER BY 1`,
     );
-    expect(schemas.rows.map((r: { nspname: string }) => r.nspname)).toEqual(['flaglens_v2']);
+    // (the live projector may have made the new version's checkpoints by now: `flaglens_v2_as_of`)
+    const names = schemas.rows.map((r: { nspname: string }) => r.nspname);
+    expect(names.filter((n: string) => n !== 'flaglens_v2_as_of')).toEqual(['flaglens_v2']);
   });
 
   it('the live projector keeps going in the new version: events produced during and after a rebuild are all there, once', async () => {
