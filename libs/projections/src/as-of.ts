@@ -208,10 +208,10 @@ async function newestUsable(
 /**
  * Inside the caller's open repeatable-read transaction on a connection with fresh tables (`freshTables`),
  * brings the tables to the state a flaglens fed only the events stored with `createdAt` at or before `at`
- * would hold: from the newest usable checkpoint (its rows loaded, the version's log up to its instant seen
- * through a view named `event_log`), or from the fresh tables, the events after it replayed as the projector
- * applies them (the event log first, then every projection of the registry, in batches of AS_OF_BATCH), in
- * the projector's order per key.
+ * would hold: from the newest usable checkpoint (its rows loaded, the version's log up to `at` seen through a
+ * view named `event_log`), or from the fresh tables, the events after it replayed as the projector applies
+ * them (the event log first, then every projection of the registry, in batches of AS_OF_BATCH), in the
+ * projector's order per key; `readOnly`: the transaction made read-only before the replay.
  */
 async function replayUpTo(
   client: PoolClient,
