@@ -330,10 +330,11 @@ describe('checkpoints for reads as of an instant (real Postgres)', () => {
         });
         await tidyAsOf(c);
       };
-      for (let k = 1; k < 7; k++) await read(k, k % 2 === 0);
+      for (let round = 0; round < 2; round++) for (let k = 1; k < 7; k++) await read(k, k % 2 === 0);
       const first = await sizes();
       for (let round = 0; round < 3; round++) for (let k = 1; k < 7; k++) await read(k, k % 2 === 0);
-      expect(await sizes()).toBe(first);
+      // the space of dead rows is used again: not tidied, the same 18 reads doubled the tables (2.29 → 4.95 MB)
+      expect(await sizes()).toBeLessThanOrEqual(first * 1.2);
     } finally {
       c.release(true);
     }

@@ -371,8 +371,9 @@ export async function readAsOf<T>(
       } catch (e) {
         await client.query('ROLLBACK').catch(() => undefined);
         // the checkpoint chosen was dropped by its maker meanwhile (a late event made it unusable after this
-        // read's snapshot): read again from nothing
-        if (!(fromCheckpoint && (e as { code?: string }).code === '42P01')) throw e;
+        // read's snapshot), or the read was chosen to end a lock cycle: read again from nothing
+        const code = (e as { code?: string }).code;
+        if (!(fromCheckpoint && (code === '42P01' || code === '40P01'))) throw e;
       }
     }
     try {
@@ -520,16 +521,21 @@ export async function makeCheckpoint(client: PoolClient, every: number): Promise
   }
 }
 
+/**
+ * Drops a checkpoint: its row, and its tables in one statement, in name order. A read that chose it loads them
+ * in that same order, so the two never wait on each other in a cycle: the read finishes first, or finds them
+ * gone (42P01) and starts again from nothing.
+ */
 async function dropCheckpoint(client: PoolClient, schema: string, id: number): Promise<void> {
   const { rows } = await client.query<{ t: string }>(
     `SELECT c.relname AS t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname LIKE $2 AND c.relkind = 'r'`,
+      WHERE n.nspname = $1 AND c.relname LIKE $2 AND c.relkind = 'r' ORDER BY c.relname`,
     [schema, `c${id}\\_%`],
   );
   await client.query('BEGIN');
   try {
-    for (const { t } of rows) await client.query(`DROP TABLE ${schema}.${t}`);
     await client.query(`DELETE FROM ${schema}.checkpoints WHERE id = $1`, [id]);
+    if (rows.length > 0) await client.query(`DROP TABLE ${rows.map(({ t }) => `${schema}.${t}`).join(', ')}`);
     await client.query('COMMIT');
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);
