@@ -487,7 +487,7 @@ export async function makeCheckpoint(client: PoolClient, every: number): Promise
         else upto = new Date(Math.max(...late.map((d) => d.getTime()))).toISOString();
       }
       if (positions === null) return null;
-      const replay = await replayUpTo(client, session, upto, true, false);
+      await replayUpTo(client, session, upto, true, false);
       const [{ n }] = (
         await client.query<{ n: string }>(
           `SELECT count(*)::text AS n FROM ${version}.event_log WHERE created_at <= $1::timestamptz`,
@@ -509,7 +509,6 @@ export async function makeCheckpoint(client: PoolClient, every: number): Promise
       );
       await client.query('COMMIT');
       committed = true;
-      void replay;
       return { upto, events: Number(n), ms: performance.now() - t };
     } finally {
       if (!committed) await client.query('ROLLBACK').catch(() => undefined);
