@@ -672,15 +672,29 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
       flags(now),
     );
     expect(await hashParam('at')).toBeNull();
+    // instants typed into the comparison outlive the page's renders: here the time control's new instant, then
+    // the overview's load as of it
+    const compareInputs = () =>
+      page.$$eval('input[name=t1], input[name=t2]', (l) => l.map((i) => (i as HTMLInputElement).value));
+    await page.$eval('input[name=t1]', (i) => ((i as HTMLInputElement).value = '2026-11-22T08:52:50'));
+    await page.$eval('input[name=t2]', (i) => ((i as HTMLInputElement).value = '2026-11-22T08:52:53'));
     // the control puts the instant in the URL
     await page.$eval('input[name=at]', (i) => ((i as HTMLInputElement).value = '2026-11-22T08:52:50'));
     await press(page, 'button[data-time="show"]');
     await page.waitForSelector(`.as-of[data-as-of="${T1}"]`);
     expect(await hashParam('at')).toBe(T1);
+    await page.waitForFunction(
+      (n: number) =>
+        [...document.querySelectorAll('[data-card="feature-types"] li[data-type]')].reduce(
+          (s, e) => s + Number(e.getAttribute('data-value')),
+          0,
+        ) === n,
+      { timeout: 15000 },
+      flags(then),
+    );
+    expect(await compareInputs()).toEqual(['2026-11-22T08:52:50', '2026-11-22T08:52:53']);
 
     // compare T1 and T2: the changes are the project's events in (T1, T2], classified, oldest first
-    await page.$eval('input[name=t1]', (i) => ((i as HTMLInputElement).value = '2026-11-22T08:52:50'));
-    await page.$eval('input[name=t2]', (i) => ((i as HTMLInputElement).value = '2026-11-22T08:52:53'));
     await press(page, 'button[data-compare="go"]');
     await page.waitForSelector('.compare-info');
     expect([await hashParam('t1'), await hashParam('t2'), await hashParam('at')]).toEqual([T1, T2, T1]);

@@ -157,17 +157,23 @@ export function FilterForm({
         location.hash = href(page, arg, filtersToParams(next));
       }}
     >
-      {field('q', 'Search', <input type="search" name="q" value={filters.q ?? ''} placeholder="any text" />)}
+      {field(
+        'q',
+        'Search',
+        <input type="search" name="q" defaultValue={filters.q ?? ''} placeholder="any text" />,
+      )}
       {withFlagAndProject &&
-        field('feature', 'Flag', <input type="text" name="feature" value={filters.feature ?? ''} />)}
+        field('feature', 'Flag', <input type="text" name="feature" defaultValue={filters.feature ?? ''} />)}
       {withFlagAndProject &&
         field(
           'project',
           'Project',
-          <select name="project" value={filters.project ?? ''}>
-            <option value="">any</option>
+          <select name="project">
+            <option value="" selected={!filters.project}>
+              any
+            </option>
             {[...new Set([...projects, ...(filters.project ? [filters.project] : [])])].map((p) => (
-              <option key={p} value={p}>
+              <option key={p} value={p} selected={p === filters.project}>
                 {p}
               </option>
             ))}
@@ -177,7 +183,13 @@ export function FilterForm({
         'type',
         'Type',
         <>
-          <input type="text" name="type" list="event-types" value={filters.type ?? ''} autocomplete="off" />
+          <input
+            type="text"
+            name="type"
+            list="event-types"
+            defaultValue={filters.type ?? ''}
+            autocomplete="off"
+          />
           <datalist id="event-types">
             {types.map((t) => (
               <option key={t} value={t} />
@@ -188,10 +200,12 @@ export function FilterForm({
       {field(
         'createdBy',
         'Created by',
-        <select name="createdBy" value={filters.createdBy ?? ''}>
-          <option value="">anyone</option>
+        <select name="createdBy">
+          <option value="" selected={!filters.createdBy}>
+            anyone
+          </option>
           {creators.map((c) => (
-            <option key={c.id} value={String(c.id)}>
+            <option key={c.id} value={String(c.id)} selected={String(c.id) === filters.createdBy}>
               {c.name}
             </option>
           ))}
@@ -200,11 +214,11 @@ export function FilterForm({
       {field(
         'environment',
         'Environment',
-        <input type="text" name="environment" value={filters.environment ?? ''} />,
+        <input type="text" name="environment" defaultValue={filters.environment ?? ''} />,
       )}
       {filters.at && <input type="hidden" name="at" value={filters.at} />}
-      {field('from', 'From', <input type="date" name="from" value={filters.from ?? ''} />)}
-      {field('to', 'To', <input type="date" name="to" value={filters.to ?? ''} />)}
+      {field('from', 'From', <input type="date" name="from" defaultValue={filters.from ?? ''} />)}
+      {field('to', 'To', <input type="date" name="to" defaultValue={filters.to ?? ''} />)}
       <div class="actions">
         <button type="submit">Apply</button>
         <button type="button" onClick={() => (location.hash = href(page, arg, { at: filters.at }))}>

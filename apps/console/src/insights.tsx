@@ -174,6 +174,7 @@ export function InsightsPage({ route }: { route: Route }) {
       <form
         class="filters card"
         aria-label="Insights filters"
+        key={`${from}|${to}|${chosen.join(',')}`}
         onSubmit={(e) => {
           e.preventDefault();
           const f = new FormData(e.currentTarget);
@@ -185,10 +186,10 @@ export function InsightsPage({ route }: { route: Route }) {
         }}
       >
         <label>
-          From <input type="date" name="from" value={from} />
+          From <input type="date" name="from" defaultValue={from} />
         </label>
         <label>
-          To <input type="date" name="to" value={to} />
+          To <input type="date" name="to" defaultValue={to} />
         </label>
         <label class="projects">
           Projects (none chosen: the largest {DEFAULT_PROJECTS})

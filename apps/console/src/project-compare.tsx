@@ -93,10 +93,11 @@ export function CompareInstants({
         }}
       >
         <label>
-          From T1 (UTC) <input type="datetime-local" name="t1" step="1" required value={toInputValue(t1)} />
+          From T1 (UTC){' '}
+          <input type="datetime-local" name="t1" step="1" required defaultValue={toInputValue(t1)} />
         </label>
         <label>
-          To T2 (UTC) <input type="datetime-local" name="t2" step="1" value={toInputValue(t2)} />
+          To T2 (UTC) <input type="datetime-local" name="t2" step="1" defaultValue={toInputValue(t2)} />
         </label>
         <div class="actions">
           <button type="submit" data-compare="go">

@@ -18,7 +18,7 @@ export function TimeControl({ at, go }: { at?: string; go: (at: string | undefin
         }}
       >
         <label>
-          As of (UTC) <input type="datetime-local" name="at" step="1" value={toInputValue(at)} />
+          As of (UTC) <input type="datetime-local" name="at" step="1" defaultValue={toInputValue(at)} />
         </label>
         <div class="actions">
           <button type="submit" data-time="show">
