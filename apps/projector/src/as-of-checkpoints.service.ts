@@ -3,6 +3,7 @@ import { AppConfig } from '@flaglens/config';
 import { ActiveVersionPool } from '@flaglens/persistence';
 import { makeCheckpoint } from '@flaglens/projections';
 import { ConsumerProgressMonitor } from './consumer-progress.monitor';
+import { WhenIdle } from './when-idle';
 
 /** How often the checkpoints are looked at (a few small reads when none is due). */
 export const CHECKPOINTS_EVERY_MS = 10_000;
@@ -26,42 +27,32 @@ export const CHECKPOINTS_AT_LEAST_MS = 60_000;
 export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger('AsOfCheckpoints');
   private readonly active: ActiveVersionPool;
-  private timer?: NodeJS.Timeout;
-  private closing = false;
-  private running?: Promise<number>;
+  private readonly looks: WhenIdle;
   private lastFailure?: string;
-  private lastRunAt = 0;
 
   constructor(
     private readonly config: AppConfig,
-    private readonly monitor: ConsumerProgressMonitor,
+    monitor: ConsumerProgressMonitor,
   ) {
     this.active = new ActiveVersionPool(config.DATABASE_URL, 1, 5_000);
+    this.looks = new WhenIdle(
+      () => monitor.lastBatchAt,
+      { everyMs: CHECKPOINTS_EVERY_MS, idleMs: CHECKPOINTS_IDLE_MS, atLeastMs: CHECKPOINTS_AT_LEAST_MS },
+      (busy) => this.run(busy ? CHECKPOINTS_BUSY_BUDGET_MS : CHECKPOINTS_BUDGET_MS),
+    );
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.AS_OF_CHECKPOINT_EVENTS === 0) return;
-    const tick = () => {
-      const now = Date.now();
-      const busy = now - this.monitor.lastBatchAt < CHECKPOINTS_IDLE_MS;
-      if (this.closing || (busy && now - this.lastRunAt < CHECKPOINTS_AT_LEAST_MS)) return;
-      this.running ??= this.run(busy ? CHECKPOINTS_BUSY_BUDGET_MS : CHECKPOINTS_BUDGET_MS).finally(
-        () => (this.running = undefined),
-      );
-    };
-    this.timer = setInterval(tick, CHECKPOINTS_EVERY_MS).unref();
+    if (this.config.AS_OF_CHECKPOINT_EVENTS > 0) this.looks.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.closing = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.looks.stop();
     await this.active.close();
   }
 
   /** Never rejects: a failure is logged once and the next look tries again. */
   async run(budgetMs = CHECKPOINTS_BUDGET_MS): Promise<number> {
-    this.lastRunAt = Date.now();
     let made = 0;
     try {
       await this.active.refresh();
@@ -70,7 +61,7 @@ export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShu
       try {
         const t0 = Date.now();
         let last;
-        while (!this.closing && Date.now() - t0 < budgetMs) {
+        while (!this.looks.stopping && Date.now() - t0 < budgetMs) {
           const m = await makeCheckpoint(c, this.config.AS_OF_CHECKPOINT_EVENTS);
           if (!m) break;
           made++;

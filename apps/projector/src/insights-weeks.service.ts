@@ -3,6 +3,7 @@ import { AppConfig, clockFromConfig, type Clock } from '@flaglens/config';
 import { BatchApplier } from '@flaglens/pipeline';
 import { storeInsightsWeeks } from '@flaglens/projections';
 import { ConsumerProgressMonitor } from './consumer-progress.monitor';
+import { WhenIdle } from './when-idle';
 
 /** How often the insights' closed weeks are checked (a one-row read when nothing is to store). */
 export const INSIGHTS_STORE_EVERY_MS = 5_000;
@@ -25,44 +26,39 @@ export const INSIGHTS_STORE_AT_LEAST_MS = 60_000;
 export class InsightsWeeksStore implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger('InsightsWeeks');
   private readonly clock: Clock;
-  private timer?: NodeJS.Timeout;
-  private first?: NodeJS.Timeout;
-  private closing = false;
-  private running?: Promise<void>;
+  private readonly looks: WhenIdle;
   private lastFailure?: string;
-  private lastStoreAt = 0;
 
   constructor(
     private readonly applier: BatchApplier,
     private readonly config: AppConfig,
-    private readonly monitor: ConsumerProgressMonitor,
+    monitor: ConsumerProgressMonitor,
   ) {
     this.clock = clockFromConfig(config.FLAGLENS_CLOCK);
+    this.looks = new WhenIdle(
+      () => monitor.lastBatchAt,
+      {
+        everyMs: INSIGHTS_STORE_EVERY_MS,
+        firstMs: 500,
+        idleMs: INSIGHTS_STORE_IDLE_MS,
+        atLeastMs: INSIGHTS_STORE_AT_LEAST_MS,
+      },
+      () => this.store(),
+    );
   }
 
   onApplicationBootstrap(): void {
-    const tick = () => {
-      const now = Date.now();
-      const busy = now - this.monitor.lastBatchAt < INSIGHTS_STORE_IDLE_MS;
-      if (this.closing || (busy && now - this.lastStoreAt < INSIGHTS_STORE_AT_LEAST_MS)) return;
-      this.running ??= this.store().finally(() => (this.running = undefined));
-    };
-    this.first = setTimeout(tick, 500).unref();
-    this.timer = setInterval(tick, INSIGHTS_STORE_EVERY_MS).unref();
+    this.looks.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.closing = true;
-    clearTimeout(this.first);
-    clearInterval(this.timer);
-    await this.running;
+    await this.looks.stop();
   }
 
-  /** Never rejects: a failure is logged and the next tick tries again. */
+  /** Never rejects: a failure is logged and the next look tries again. */
   async store(): Promise<void> {
     try {
       const t0 = Date.now();
-      this.lastStoreAt = t0;
       const weeks = await this.applier.transaction((c) =>
         storeInsightsWeeks(c, this.clock.now(), this.config.INSIGHTS_MAX_WEEKS),
       );
