@@ -340,28 +340,54 @@ describe('checkpoints for reads as of an instant (real Postgres)', () => {
     }
   });
 
-  it('a checkpoint dropped while it is chosen is not an error: the read starts from nothing', async () => {
+  it('the maker drops the checkpoint a read is using without either waiting on the other', async () => {
     const history = historyOf(14, 0);
+    const late = history[Math.floor(history.length / 3)];
+    const rest = history.filter((e) => e.id !== late.id);
     const whole = await dbs.fresh('asof3_dropped');
-    await feedProjections(whole.ds, [history]);
+    await feedProjections(whole.ds, [rest]);
+    // two connections in this test's pool: the read's, and the late event's then the maker's
     const c = await whole.ds.connect();
     try {
       while (await makeCheckpoint(c, 80));
       const [k] = (
-        await c.query<{ id: number; upto: Date }>(
-          `SELECT id, upto FROM flaglens_v1_as_of.checkpoints ORDER BY upto DESC LIMIT 1`,
+        await c.query<{ upto: Date }>(
+          `SELECT upto FROM flaglens_v1_as_of.checkpoints ORDER BY upto DESC LIMIT 1`,
         )
       ).rows;
-      // as its maker drops it: its tables first
-      await c.query(`DROP TABLE flaglens_v1_as_of.c${k.id}_flag_state`);
       const at = new Date(k.upto.getTime() + DAY).toISOString();
       const ms = Date.parse(at);
       const cut = await dbs.fresh('asof3_dropped_cut');
-      await feedProjections(cut.ds, [history.filter((e) => Date.parse(e.createdAt) <= ms)]);
+      await feedProjections(cut.ds, [rest.filter((e) => Date.parse(e.createdAt) <= ms)]);
       const projects = [...PROJECTS, 'never-a-project'];
-      const read = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects));
-      expect(read.replay.checkpoint).toBeNull();
+      const stamped = { ...late, id: Math.max(...history.map((e) => e.id)) + 1 };
+      let remade: Awaited<ReturnType<typeof makeCheckpoint>> = null;
+      const read = await readAsOf(c, at, async (db) => {
+        // while the read holds the checkpoint it loaded: a late event makes it unusable, and the maker drops it
+        // (and makes the next); a maker that waited for the read would never end, as the read waits for it
+        await feedProjections(whole.ds, [[stamped]]);
+        const maker = await whole.ds.connect();
+        try {
+          remade = await Promise.race([
+            makeCheckpoint(maker, 80),
+            new Promise<never>((_, reject) =>
+              setTimeout(() => reject(new Error('the maker waited')), 20_000),
+            ),
+          ]);
+        } finally {
+          maker.release();
+        }
+        return everything(db, new Date(ms), projects);
+      });
+      expect(read.replay.checkpoint).toBe(k.upto.toISOString());
+      // the read's snapshot: the checkpoint it chose, and the log without the late event
       expect(read.value).toEqual(await everything(cut.ds, new Date(ms), projects));
+      expect(remade).not.toBeNull();
+      const { rows } = await c.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM flaglens_v1_as_of.checkpoints WHERE upto = $1`,
+        [k.upto],
+      );
+      expect(rows[0].n).toBe(0);
     } finally {
       c.release();
     }

@@ -143,8 +143,6 @@ async function dropFreshTables(client: PoolClient): Promise<void> {
 /** The schema of a version's checkpoints: beside it, derived data that may be dropped at any time. */
 export const checkpointSchema = (version: string): string => `${assertSchemaName(version)}_as_of`;
 
-const checkpointTable = (schema: string, id: number, table: string) => `${schema}.c${id}_${table}`;
-
 /** The version this connection is bound to (the first schema of its search path). */
 async function versionOf(client: PoolClient): Promise<string> {
   const [{ v }] = (await client.query<{ v: string }>('SELECT current_schema() AS v')).rows;
@@ -269,7 +267,9 @@ async function replayUpTo(
   if (checkpoint) {
     const schema = checkpointSchema(version);
     const kept = session.tables.filter((tb) => !NOT_KEPT.has(tb));
-    // one round trip: the fresh rows out, the checkpoint's in. The log is the version's up to the instant (the
+    const id = Number(checkpoint.id);
+    // one round trip: the fresh rows out, the checkpoint's in (each table's rows one value, read back as an
+    // array of its rows: a table it has no rows of is left empty). The log is the version's up to the instant (the
     // replayed events are written to the fresh log, renamed, which nothing reads): read as one table, the reads
     // get the version's plans (Postgres plans a union whose branch has a filter far worse). While applying, a
     // projection reads of the log only its earliest instant (projects: is this the log's first event?), which
@@ -280,7 +280,9 @@ async function replayUpTo(
       [
         ...session.tables.map((tb) => `DELETE FROM pg_temp.${tb}`),
         ...kept.map(
-          (tb) => `INSERT INTO pg_temp.${tb} SELECT * FROM ${checkpointTable(schema, checkpoint!.id, tb)}`,
+          (tb) =>
+            `INSERT INTO pg_temp.${tb} SELECT * FROM unnest((SELECT r.rows FROM ${schema}.checkpoint_rows r
+               WHERE r.id = ${id} AND r.tbl = '${tb}')::pg_temp.${tb}[])`,
         ),
         `ALTER TABLE pg_temp.event_log RENAME TO event_log_replayed`,
         `CREATE TEMP VIEW event_log AS
@@ -370,8 +372,9 @@ export async function readAsOf<T>(
         break;
       } catch (e) {
         await client.query('ROLLBACK').catch(() => undefined);
-        // the checkpoint chosen was dropped by its maker meanwhile (a late event made it unusable after this
-        // read's snapshot), or the read was chosen to end a lock cycle: read again from nothing
+        // the version's checkpoints dropped meanwhile (a rebuild drops the previous version's, with it), or
+        // the read chosen to end a lock cycle with that drop: read again from nothing. The maker's drops are
+        // deletes: a read's snapshot still sees the checkpoint it chose
         const code = (e as { code?: string }).code;
         if (!(fromCheckpoint && (code === '42P01' || code === '40P01'))) throw e;
       }
@@ -417,8 +420,9 @@ export interface MadeCheckpoint {
  * shape of tables; a late event stored since, up to its instant). The checkpoint's instant C is that of the
  * `every`-th event after the newest usable one, moved later while an event created after C is stored before
  * one created up to C in its partition (the replay from C would apply them in another order). Its rows are the
- * session's fresh tables brought to C as a read as of C brings them (`replayUpTo`), copied into the version's
- * checkpoint schema. One maker at a time per version (an advisory lock); returns null when none is due. The
+ * session's fresh tables brought to C as a read as of C brings them (`replayUpTo`), kept in the version's
+ * checkpoint schema: a row, and each table's rows as one compressed value (no table per checkpoint: making
+ * and dropping one changes no catalog, and takes no lock a read waits for). One maker at a time per version (an advisory lock); returns null when none is due. The
  * connection's fresh tables are dropped at the end: it reads the version's tables again.
  */
 export async function makeCheckpoint(client: PoolClient, every: number): Promise<MadeCheckpoint | null> {
@@ -435,6 +439,13 @@ export async function makeCheckpoint(client: PoolClient, every: number): Promise
          id int PRIMARY KEY, upto timestamptz NOT NULL, events bigint NOT NULL, positions jsonb NOT NULL,
          shape text NOT NULL, made_at timestamptz NOT NULL DEFAULT now())`,
     );
+    // a table's rows at the checkpoint: one value, the text of the array of its rows, compressed (lz4 where
+    // the server has it: quicker to read back than Postgres's own)
+    const rowsTable = (compression: string) =>
+      `CREATE TABLE IF NOT EXISTS ${schema}.checkpoint_rows (
+         id int NOT NULL REFERENCES ${schema}.checkpoints ON DELETE CASCADE, tbl text NOT NULL,
+         rows text ${compression} NOT NULL, PRIMARY KEY (id, tbl))`;
+    await client.query(rowsTable('COMPRESSION lz4')).catch(() => client.query(rowsTable('')));
     // no longer usable (another shape; newer than the newest usable): dropped
     const all = (
       await client.query<CheckpointRow & { shape: string }>(
@@ -446,7 +457,8 @@ export async function makeCheckpoint(client: PoolClient, every: number): Promise
       ...all.filter((k) => k.shape !== session.shape),
       ...mine.slice(0, await newestUsable(client, version, mine)),
     ];
-    for (const { id } of stale) await dropCheckpoint(client, schema, id);
+    if (stale.length > 0)
+      await client.query(`DELETE FROM ${schema}.checkpoints WHERE id = ANY($1)`, [stale.map((k) => k.id)]);
 
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     let committed = false;
@@ -498,14 +510,18 @@ export async function makeCheckpoint(client: PoolClient, every: number): Promise
         await client.query<{ id: number }>(`SELECT COALESCE(max(id), 0) + 1 AS id FROM ${schema}.checkpoints`)
       ).rows;
       await client.query(
-        session.tables
-          .filter((tb) => !NOT_KEPT.has(tb))
-          .map((tb) => `CREATE TABLE ${checkpointTable(schema, id, tb)} AS SELECT * FROM pg_temp.${tb}`)
-          .join(';\n'),
-      );
-      await client.query(
         `INSERT INTO ${schema}.checkpoints (id, upto, events, positions, shape) VALUES ($1, $2, $3, $4, $5)`,
         [id, upto, n, JSON.stringify(positions), session.shape],
+      );
+      await client.query(
+        `INSERT INTO ${schema}.checkpoint_rows (id, tbl, rows) ` +
+          session.tables
+            .filter((tb) => !NOT_KEPT.has(tb))
+            .map(
+              (tb) =>
+                `SELECT ${Number(id)}, '${tb}', array_agg(t)::text FROM pg_temp.${tb} t HAVING count(*) > 0`,
+            )
+            .join('\nUNION ALL '),
       );
       await client.query('COMMIT');
       committed = true;
@@ -517,28 +533,6 @@ export async function makeCheckpoint(client: PoolClient, every: number): Promise
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [schema]).catch(() => undefined);
     // the connection reads the version's tables again (a commit kept the replayed rows in the fresh tables)
     await dropFreshTables(client).catch(() => undefined);
-  }
-}
-
-/**
- * Drops a checkpoint: its row, and its tables in one statement, in name order. A read that chose it loads them
- * in that same order, so the two never wait on each other in a cycle: the read finishes first, or finds them
- * gone (42P01) and starts again from nothing.
- */
-async function dropCheckpoint(client: PoolClient, schema: string, id: number): Promise<void> {
-  const { rows } = await client.query<{ t: string }>(
-    `SELECT c.relname AS t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relname LIKE $2 AND c.relkind = 'r' ORDER BY c.relname`,
-    [schema, `c${id}\\_%`],
-  );
-  await client.query('BEGIN');
-  try {
-    await client.query(`DELETE FROM ${schema}.checkpoints WHERE id = $1`, [id]);
-    if (rows.length > 0) await client.query(`DROP TABLE ${rows.map(({ t }) => `${schema}.${t}`).join(', ')}`);
-    await client.query('COMMIT');
-  } catch (e) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw e;
   }
 }
 
