@@ -34,7 +34,8 @@ export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShu
     private readonly config: AppConfig,
     monitor: ConsumerProgressMonitor,
   ) {
-    this.active = new ActiveVersionPool(config.DATABASE_URL, 1, 5_000);
+    // one connection, kept while idle: it keeps its fresh tables from one checkpoint to the next
+    this.active = new ActiveVersionPool(config.DATABASE_URL, 1, 5_000, 0, 0);
     this.looks = new WhenIdle(
       () => monitor.lastBatchAt,
       { everyMs: CHECKPOINTS_EVERY_MS, idleMs: CHECKPOINTS_IDLE_MS, atLeastMs: CHECKPOINTS_AT_LEAST_MS },
@@ -62,7 +63,7 @@ export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShu
         const t0 = Date.now();
         let last;
         while (!this.looks.stopping && Date.now() - t0 < budgetMs) {
-          const m = await makeCheckpoint(c, this.config.AS_OF_CHECKPOINT_EVENTS);
+          const m = await makeCheckpoint(c, this.config.AS_OF_CHECKPOINT_EVENTS, { keep: true });
           if (!m) break;
           made++;
           last = m;

@@ -88,12 +88,13 @@ describe('the overview and the profile as of an instant equal those of a log cut
           const history = historyOf(seed, late);
           const whole = await dbs.fresh(`asof2_whole_${runs}`);
           await feedProjections(whole.ds, interleavedBatches(history, seed, 60));
-          // checkpoints every few dozen events: reads start from the newest usable one before their instant
+          // checkpoints every few dozen events: reads start from the newest usable one before their instant. Made
+          // as the projector makes them: on a connection of its own that keeps its fresh tables from one to the next
           const maker = await whole.ds.connect();
           try {
-            while (await makeCheckpoint(maker, 10 + (seed % 50)));
+            while (await makeCheckpoint(maker, 10 + (seed % 50), { keep: true }));
           } finally {
-            maker.release();
+            maker.release(true);
           }
           const projects = [...PROJECTS, 'never-a-project'];
           for (const [i, instant] of instants.entries()) {

@@ -422,10 +422,16 @@ export interface MadeCheckpoint {
  * one created up to C in its partition (the replay from C would apply them in another order). Its rows are the
  * session's fresh tables brought to C as a read as of C brings them (`replayUpTo`), kept in the version's
  * checkpoint schema: a row, and each table's rows as one compressed value (no table per checkpoint: making
- * and dropping one changes no catalog, and takes no lock a read waits for). One maker at a time per version (an advisory lock); returns null when none is due. The
- * connection's fresh tables are dropped at the end: it reads the version's tables again.
+ * and dropping one changes no catalog, and takes no lock a read waits for). One maker at a time per version (an
+ * advisory lock); returns null when none is due. The connection's fresh tables are dropped at the end (it reads
+ * the version's tables again), or with `keep`, kept fresh and tidied for the next checkpoint: for a connection
+ * used only for making them, as the projector's.
  */
-export async function makeCheckpoint(client: PoolClient, every: number): Promise<MadeCheckpoint | null> {
+export async function makeCheckpoint(
+  client: PoolClient,
+  every: number,
+  options: { keep?: boolean } = {},
+): Promise<MadeCheckpoint | null> {
   if (!Number.isInteger(every) || every < 1) throw new Error(`checkpoint every ${every} events: not a count`);
   const t = performance.now();
   const session = await freshTables(client);
@@ -499,7 +505,19 @@ export async function makeCheckpoint(client: PoolClient, every: number): Promise
         else upto = new Date(Math.max(...late.map((d) => d.getTime()))).toISOString();
       }
       if (positions === null) return null;
+      // the replay is undone once its rows are read: the fresh tables stay fresh for the next checkpoint
+      await client.query('SAVEPOINT replay');
       await replayUpTo(client, session, upto, true, false);
+      const { rows: saved } = await client.query<{ tbl: string; rows: string }>(
+        session.tables
+          .filter((tb) => !NOT_KEPT.has(tb))
+          .map(
+            (tb) =>
+              `SELECT '${tb}' AS tbl, array_agg(t)::text AS rows FROM pg_temp.${tb} t HAVING count(*) > 0`,
+          )
+          .join('\nUNION ALL '),
+      );
+      await client.query('ROLLBACK TO SAVEPOINT replay');
       const [{ n }] = (
         await client.query<{ n: string }>(
           `SELECT count(*)::text AS n FROM ${version}.event_log WHERE created_at <= $1::timestamptz`,
@@ -514,14 +532,8 @@ export async function makeCheckpoint(client: PoolClient, every: number): Promise
         [id, upto, n, JSON.stringify(positions), session.shape],
       );
       await client.query(
-        `INSERT INTO ${schema}.checkpoint_rows (id, tbl, rows) ` +
-          session.tables
-            .filter((tb) => !NOT_KEPT.has(tb))
-            .map(
-              (tb) =>
-                `SELECT ${Number(id)}, '${tb}', array_agg(t)::text FROM pg_temp.${tb} t HAVING count(*) > 0`,
-            )
-            .join('\nUNION ALL '),
+        `INSERT INTO ${schema}.checkpoint_rows (id, tbl, rows) SELECT $1, * FROM unnest($2::text[], $3::text[])`,
+        [id, saved.map((r) => r.tbl), saved.map((r) => r.rows)],
       );
       await client.query('COMMIT');
       committed = true;
@@ -531,8 +543,9 @@ export async function makeCheckpoint(client: PoolClient, every: number): Promise
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [schema]).catch(() => undefined);
-    // the connection reads the version's tables again (a commit kept the replayed rows in the fresh tables)
-    await dropFreshTables(client).catch(() => undefined);
+    // a tidy that fails leaves dead rows for the next one
+    if (options.keep) await tidyAsOf(client).catch(() => undefined);
+    else await dropFreshTables(client).catch(() => undefined);
   }
 }
 
