@@ -34,7 +34,7 @@ import { median } from './stats';
 const args = cliArgs();
 const EVENTS = Number(args.value('--events') ?? 100_000);
 const READS = Number(args.value('--reads') ?? 10);
-const EVERY = Number(args.value('--checkpoint-events') ?? 2000);
+const EVERY = Number(args.value('--checkpoint-events') ?? 500);
 const END = '2026-11-22T09:01:00.000Z';
 
 /** A deterministic stream of numbers in [0, 1). */

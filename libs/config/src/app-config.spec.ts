@@ -16,7 +16,7 @@ describe('loadConfig', () => {
     expect(c.CONNECTOR_PORT).toBe(4244);
     expect(c.UNLEASH_DATABASE_URL).toBeUndefined();
     expect([c.PROJECTOR_HOST, c.CONNECTOR_HOST]).toEqual(['127.0.0.1', '127.0.0.1']);
-    expect(c.AS_OF_CHECKPOINT_EVENTS).toBe(2000);
+    expect(c.AS_OF_CHECKPOINT_EVENTS).toBe(500);
   });
 
   it('the projector and connector bind addresses: an IP or a host name', () => {

@@ -251,14 +251,14 @@ export class AppConfig {
   /**
    * Reads as of an instant start from a checkpoint (docs/design.md, "Reads as of an instant"): the projector
    * makes one every this many events of the log in `createdAt` order. Fewer events between checkpoints: faster
-   * reads, more storage (one copy of the projections, but the log, per checkpoint). 0: none made. 500 meets a
-   * p99 of 100 ms at 100k events on our machine, at four times the storage (docs/performance-reads.md).
+   * reads, more storage (one compressed copy of the projections, but the log, per checkpoint) and more of the
+   * projector's time while idle. 0: none made. Figures per setting: docs/performance-reads.md.
    */
   @Transform(toInt)
   @IsInt()
   @Min(0)
   @Max(10_000_000)
-  AS_OF_CHECKPOINT_EVENTS = 2000;
+  AS_OF_CHECKPOINT_EVENTS = 500;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
