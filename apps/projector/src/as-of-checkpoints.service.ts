@@ -3,19 +3,19 @@ import { AppConfig } from '@flaglens/config';
 import { ActiveVersionPool } from '@flaglens/persistence';
 import { makeCheckpoint } from '@flaglens/projections';
 import { ConsumerProgressMonitor } from './consumer-progress.monitor';
-import { WhenIdle } from './when-idle';
+import { WhenIdle, type WhenIdleTiming } from './when-idle';
 
-/** How often the checkpoints are looked at (a few small reads when none is due). */
-export const CHECKPOINTS_EVERY_MS = 10_000;
+/**
+ * The checkpoints are looked at every 10 s (a few small reads when none is due), when the projector has been
+ * idle 1 s, or at least every minute while batches flow.
+ */
+export const CHECKPOINT_LOOKS: WhenIdleTiming = { everyMs: 10_000, idleMs: 1_000, atLeastMs: 60_000 };
 /**
  * A look makes checkpoints while they are due, for at most this long when the projector is idle, and this long
  * when it is busy (a backfill: the checkpoints take the CPU the batches need); the next look goes on.
  */
 export const CHECKPOINTS_BUDGET_MS = 20_000;
 export const CHECKPOINTS_BUSY_BUDGET_MS = 2_000;
-/** Checkpoints are made when the projector has been idle this long, or at least every minute otherwise. */
-export const CHECKPOINTS_IDLE_MS = 1_000;
-export const CHECKPOINTS_AT_LEAST_MS = 60_000;
 
 /**
  * Makes the checkpoints that reads as of an instant start from (libs/projections/src/as-of.ts,
@@ -38,7 +38,7 @@ export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShu
     this.active = new ActiveVersionPool(config.DATABASE_URL, 1, 5_000, 0, 0);
     this.looks = new WhenIdle(
       () => monitor.lastBatchAt,
-      { everyMs: CHECKPOINTS_EVERY_MS, idleMs: CHECKPOINTS_IDLE_MS, atLeastMs: CHECKPOINTS_AT_LEAST_MS },
+      CHECKPOINT_LOOKS,
       (busy) => this.run(busy ? CHECKPOINTS_BUSY_BUDGET_MS : CHECKPOINTS_BUDGET_MS),
     );
   }

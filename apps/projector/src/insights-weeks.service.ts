@@ -3,17 +3,20 @@ import { AppConfig, clockFromConfig, type Clock } from '@flaglens/config';
 import { BatchApplier } from '@flaglens/pipeline';
 import { storeInsightsWeeks } from '@flaglens/projections';
 import { ConsumerProgressMonitor } from './consumer-progress.monitor';
-import { WhenIdle } from './when-idle';
+import { WhenIdle, type WhenIdleTiming } from './when-idle';
 
-/** How often the insights' closed weeks are checked (a one-row read when nothing is to store). */
-export const INSIGHTS_STORE_EVERY_MS = 5_000;
 /**
- * A store (which holds batches back while it computes) waits for the projector to be idle this long, unless
- * the last one is older than INSIGHTS_STORE_AT_LEAST_MS: a backfill of old events keeps invalidating weeks, and
+ * The insights' closed weeks are checked every 5 s (a one-row read when nothing is to store), the first time
+ * 500 ms after start. A store (which holds batches back while it computes) waits for the projector to be idle
+ * 1 s, unless the last one is older than a minute: a backfill of old events keeps invalidating weeks, and
  * storing them every few seconds would slow it down.
  */
-export const INSIGHTS_STORE_IDLE_MS = 1_000;
-export const INSIGHTS_STORE_AT_LEAST_MS = 60_000;
+export const INSIGHTS_STORE_LOOKS: WhenIdleTiming = {
+  everyMs: 5_000,
+  firstMs: 500,
+  idleMs: 1_000,
+  atLeastMs: 60_000,
+};
 
 /**
  * Stores the insights' closed weeks (libs/projections/src/insights/insights.weeks.ts) off the batches' path:
@@ -37,12 +40,7 @@ export class InsightsWeeksStore implements OnApplicationBootstrap, OnApplication
     this.clock = clockFromConfig(config.FLAGLENS_CLOCK);
     this.looks = new WhenIdle(
       () => monitor.lastBatchAt,
-      {
-        everyMs: INSIGHTS_STORE_EVERY_MS,
-        firstMs: 500,
-        idleMs: INSIGHTS_STORE_IDLE_MS,
-        atLeastMs: INSIGHTS_STORE_AT_LEAST_MS,
-      },
+      INSIGHTS_STORE_LOOKS,
       () => this.store(),
     );
   }
