@@ -74,6 +74,8 @@ interface Session {
   tables: string[];
   /** the tables' names, columns and types: a checkpoint made of other tables is not used */
   shape: string;
+  /** the tables with rows when fresh (the seeds of a new installation): every other one is empty then */
+  seeded: string[];
 }
 const sessions = new WeakMap<PoolClient, Session>();
 
@@ -104,10 +106,15 @@ async function freshTables(client: PoolClient): Promise<Session> {
         WHERE c.relnamespace = pg_my_temp_schema() AND c.relkind = 'r'
         GROUP BY c.relname ORDER BY c.relname`,
     );
+    const tables = rows.map((r) => r.t).filter((t) => t !== 'event_log');
+    const seeded = await client.query<{ t: string }>(
+      tables.map((t) => `SELECT '${t}' AS t WHERE EXISTS (SELECT 1 FROM pg_temp.${t})`).join('\nUNION ALL '),
+    );
     await client.query('COMMIT');
     const kept = rows.filter((r) => !NOT_KEPT.has(r.t));
     const session = {
-      tables: rows.map((r) => r.t).filter((t) => t !== 'event_log'),
+      tables,
+      seeded: seeded.rows.map((r) => r.t),
       shape: createHash('sha256')
         .update(kept.map((r) => `${r.t}(${r.cols})`).join('\n'))
         .digest('hex')
@@ -266,10 +273,16 @@ async function replayUpTo(
   let log = 'event_log';
   if (checkpoint) {
     const schema = checkpointSchema(version);
-    const kept = session.tables.filter((tb) => !NOT_KEPT.has(tb));
+    const kept = new Set(session.tables.filter((tb) => !NOT_KEPT.has(tb)));
     const id = Number(checkpoint.id);
-    // one round trip: the fresh rows out, the checkpoint's in (each table's rows one value, read back as an
-    // array of its rows: a table it has no rows of is left empty). The log is the version's up to the instant (the
+    const { rows: has } = await client.query<{ tbl: string }>(
+      `SELECT tbl FROM ${schema}.checkpoint_rows WHERE id = $1 ORDER BY tbl`,
+      [id],
+    );
+    const unknown = has.find((r) => !kept.has(r.tbl));
+    if (unknown) throw new Error(`checkpoint ${id} holds rows of ${unknown.tbl}, not a table it keeps`);
+    // one round trip: the fresh rows out (only the seeded tables have any: each read is rolled back), the
+    // checkpoint's in (each table's rows one value, read back as an array of its rows). The log is the version's up to the instant (the
     // replayed events are written to the fresh log, renamed, which nothing reads): read as one table, the reads
     // get the version's plans (Postgres plans a union whose branch has a filter far worse). While applying, a
     // projection reads of the log only its earliest instant (projects: is this the log's first event?), which
@@ -278,9 +291,9 @@ async function replayUpTo(
     const upto = new Date(at).toISOString();
     await client.query(
       [
-        ...session.tables.map((tb) => `DELETE FROM pg_temp.${tb}`),
-        ...kept.map(
-          (tb) =>
+        ...session.seeded.map((tb) => `DELETE FROM pg_temp.${tb}`),
+        ...has.map(
+          ({ tbl: tb }) =>
             `INSERT INTO pg_temp.${tb} SELECT * FROM unnest((SELECT r.rows FROM ${schema}.checkpoint_rows r
                WHERE r.id = ${id} AND r.tbl = '${tb}')::pg_temp.${tb}[])`,
         ),
