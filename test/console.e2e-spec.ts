@@ -653,6 +653,17 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
       );
     const hashParam = (name: string) =>
       page.evaluate((n) => new URLSearchParams(location.hash.split('?')[1] ?? '').get(n), name);
+    /** The page shows an overview with this many flags. */
+    const showsFlags = (n: number) =>
+      page.waitForFunction(
+        (count: number) =>
+          [...document.querySelectorAll('[data-card="feature-types"] li[data-type]')].reduce(
+            (s, e) => s + Number(e.getAttribute('data-value')),
+            0,
+          ) === count,
+        { timeout: 15000 },
+        n,
+      );
 
     // a link with `at` shows the earlier state, and says so
     await page.goto(`${base}/console/#/project/default?at=${T1}`);
@@ -662,15 +673,7 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     // "Now" returns to live reads
     await press(page, 'button[data-time="now"]');
     await page.waitForSelector('[data-as-of=""]');
-    await page.waitForFunction(
-      (n: number) =>
-        [...document.querySelectorAll('[data-card="feature-types"] li[data-type]')].reduce(
-          (s, e) => s + Number(e.getAttribute('data-value')),
-          0,
-        ) === n,
-      { timeout: 15000 },
-      flags(now),
-    );
+    await showsFlags(flags(now));
     expect(await hashParam('at')).toBeNull();
     // instants typed into the comparison outlive the page's renders: here the time control's new instant, then
     // the overview's load as of it
@@ -683,15 +686,7 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     await press(page, 'button[data-time="show"]');
     await page.waitForSelector(`.as-of[data-as-of="${T1}"]`);
     expect(await hashParam('at')).toBe(T1);
-    await page.waitForFunction(
-      (n: number) =>
-        [...document.querySelectorAll('[data-card="feature-types"] li[data-type]')].reduce(
-          (s, e) => s + Number(e.getAttribute('data-value')),
-          0,
-        ) === n,
-      { timeout: 15000 },
-      flags(then),
-    );
+    await showsFlags(flags(then));
     expect(await compareInputs()).toEqual(['2026-11-22T08:52:50', '2026-11-22T08:52:53']);
 
     // compare T1 and T2: the changes are the project's events in (T1, T2], classified, oldest first
