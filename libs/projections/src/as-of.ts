@@ -282,12 +282,13 @@ async function replayUpTo(
     const unknown = has.find((r) => !kept.has(r.tbl));
     if (unknown) throw new Error(`checkpoint ${id} holds rows of ${unknown.tbl}, not a table it keeps`);
     // one round trip: the fresh rows out (only the seeded tables have any: each read is rolled back), the
-    // checkpoint's in (each table's rows one value, read back as an array of its rows). The log is the version's up to the instant (the
-    // replayed events are written to the fresh log, renamed, which nothing reads): read as one table, the reads
-    // get the version's plans (Postgres plans a union whose branch has a filter far worse). While applying, a
-    // projection reads of the log only its earliest instant (projects: is this the log's first event?), which
-    // no event after the checkpoint changes; the property tests (as-of.int-spec.ts) compare every read from a
-    // checkpoint with a fresh flaglens, so one that read more of it would fail them.
+    // checkpoint's in (each table's rows one value, read back as an array of its rows). The log is the
+    // version's up to the instant (the replayed events are written to the fresh log, renamed, which nothing
+    // reads): read as one table, the reads get the version's plans (Postgres plans a union whose branch has a
+    // filter far worse). While applying, a projection reads of the log only its earliest instant (projects: is
+    // this the log's first event?), which no event after the checkpoint changes; the property tests
+    // (as-of.int-spec.ts) compare every read from a checkpoint with a fresh flaglens, so one that read more of
+    // it would fail them.
     const upto = new Date(at).toISOString();
     await client.query(
       [
