@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createToken, runCli } from '@flaglens/testing/support/cli';
+import { createToken, runCli, runCliToExit } from '@flaglens/testing/support/cli';
 import { produce } from '@flaglens/testing/support/test-kafka';
 import { HttpResult } from '@flaglens/testing/support/http';
 import { apiGet } from '@flaglens/testing/support/openapi';
@@ -184,14 +184,30 @@ describe('GET /api/admin/user/profile and authentication (running apps, real Kaf
     await runCli(env, ['token', 'revoke', String(id)]);
     expect((await profile({ authorization: revoked })).status).toBe(401);
 
-    // the CLI takes seconds to start, more on a loaded machine: a token that expired before it could be tried
-    // once (a 401 after its expiry, never before it) is made again with a longer life
+    // the CLI takes seconds to start, more on a loaded machine: a token whose expiry passed before the CLI
+    // could issue it (its refusal after that instant, never before) or before it could be tried once (a 401
+    // after its expiry, never before it) is made again with a longer life
     let expiresAt = 0;
     let expiring = '';
     let accepted = false;
     for (const lifeMs of [15_000, 45_000, 120_000]) {
       expiresAt = Date.now() + lifeMs;
-      expiring = await createToken(env, '3', ['--expires', new Date(expiresAt).toISOString()]);
+      const made = await runCliToExit(env, [
+        'token',
+        'create',
+        '--user',
+        '3',
+        '--expires',
+        new Date(expiresAt).toISOString(),
+      ]);
+      if (made.code !== 0) {
+        expect([made.stderr.includes('--expires must be in the future'), Date.now() >= expiresAt]).toEqual([
+          true,
+          true,
+        ]);
+        continue;
+      }
+      expiring = made.stdout.trim();
       sent.push(expiring);
       const first = await profile({ authorization: expiring });
       accepted = first.status === 200;
