@@ -59,6 +59,12 @@ export interface Projection {
    * (change-feed.ts `Reads`).
    */
   readonly writes: readonly string[];
+  /**
+   * The tables besides its own that `apply` reads (another projection's, the event log's), none by default: a
+   * read as of an instant replays only the projections that write what it reads and those they read
+   * (registry.ts `projectionsFor`). registry.int-spec.ts measures what each one reads against this.
+   */
+  readonly reads?: readonly string[];
   readonly scope: Scope;
   /**
    * The keys of its scope an event changes: by default the event's `featureName` (scope `flags`), its

@@ -1,5 +1,5 @@
 import { IdentityProjection } from './identity/identity.projection';
-import type { Projection } from './projection';
+import { EVERY, type Projection } from './projection';
 import { EnvironmentsProjection } from './environments';
 import { FeatureTypesProjection } from './feature-types';
 import { FlagStateProjection } from './flag-state';
@@ -31,4 +31,26 @@ export function allProjections(): Projection[] {
     new ProjectActivityProjection(),
     new InsightsProjection(),
   ];
+}
+
+/**
+ * The projections a read of `tables` needs, in the registry's order: those that write one of them, those that
+ * write a table these read while applying (Projection.reads), and so on; `'*'`: every one. A table's part
+ * (`projects.settings`) names its table.
+ */
+export function projectionsFor(tables: readonly string[] | typeof EVERY): Projection[] {
+  const all = allProjections();
+  if (tables === EVERY) return all;
+  const needed = new Set(tables.map((t) => t.split('.')[0]));
+  const chosen = new Set<Projection>();
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of all)
+      if (!chosen.has(p) && p.writes.some((t) => needed.has(t))) {
+        chosen.add(p);
+        for (const t of p.reads ?? []) needed.add(t);
+        grew = true;
+      }
+  }
+  return all.filter((p) => chosen.has(p));
 }

@@ -43,6 +43,8 @@ const PROJECTS_TABLE: KeyedTable<ProjectRow> = {
 export class ProjectsProjection implements Projection {
   readonly name = 'projects';
   readonly writes = ['projects'];
+  /** the log's first event: the seeded project's creation time */
+  readonly reads = ['event_log'];
   readonly scope = 'projects';
 
   handles(): boolean {
