@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import type { PoolClient } from 'pg';
 import type { FlagEvent } from '@flaglens/contract';
 import type { RowQueryable } from '@flaglens/persistence';
 import { generateHistory } from '@flaglens/testing/generate-history';
@@ -8,10 +9,11 @@ import { feedProjections } from '@flaglens/testing/support/feed-projections';
 import { projectionDatabases } from '@flaglens/testing/support/test-database';
 import { interleavedBatches, withLateArrivals } from '@flaglens/testing/test-events';
 import { checkpointStorage, makeCheckpoint, readAsOf, tidyAsOf } from './as-of';
-import { IdentityReadModel } from './identity/identity.read-model';
+import { READS_ANYTHING, type Reads } from './change-feed';
+import { IDENTITY_READS, IdentityReadModel } from './identity/identity.read-model';
 import { InsightsReadModel } from './insights/insights.read-model';
-import { LifecycleReadModel } from './lifecycle/lifecycle.read-model';
-import { OverviewReadModel } from './overview/overview.read-model';
+import { LIFECYCLE_READS, LifecycleReadModel } from './lifecycle/lifecycle.read-model';
+import { OVERVIEW_AS_OF_READS, OverviewReadModel } from './overview/overview.read-model';
 
 /**
  * The overview and the profile as of an instant (docs/design.md, "Reads as of an instant"): for random
@@ -40,29 +42,95 @@ function historyOf(seed: number, late: number): FlagEvent[] {
   return withLateArrivals(events, seed, late);
 }
 
+type Answers = Record<string, unknown>;
+
 /**
- * Every overview (live and archived flag counts), every profile and favourite, the insights and the lifecycle
- * summary (for everyone, and with a project hidden), read at `now`.
+ * The reads, each with what the api declares it reads as of an instant (readAsOf's `reads`: only the
+ * projections of those tables are replayed), read at `now`: the insights and the lifecycle summary (for
+ * everyone, and with a project hidden), every overview (live and archived flag counts) with the favourite its
+ * body carries, every profile.
  */
-async function everything(db: RowQueryable, now: Date, projects: string[]): Promise<unknown> {
-  const overview = new OverviewReadModel(db);
-  const identity = new IdentityReadModel(db);
-  const insights = new InsightsReadModel(db, (p) => identity.countProjectMembers(p));
-  const lifecycle = new LifecycleReadModel(db);
-  const out: Record<string, unknown> = {};
-  for (const hidden of [[], [projects[1]]]) {
-    out[`insights:${hidden.join()}`] = await insights.report(now, { from: null, to: null }, hidden);
-    out[`lifecycle:${hidden.join()}`] = await lifecycle.summary(now, null, hidden);
-  }
-  for (const p of projects)
-    for (const archived of [false, true])
-      out[`overview:${p}:${archived}`] = await overview.snapshot(p, now, archived);
-  for (const u of USERS) {
-    out[`profile:${u}`] = await identity.profile(u);
-    // the favourite the overview's body carries (its visibility is judged as of now, by the api)
-    for (const p of projects) out[`access:${u}:${p}`] = await identity.accessToProject(u, p);
-  }
+const READS: {
+  name: string;
+  reads: readonly Reads[];
+  read(db: RowQueryable, now: Date, projects: string[]): Promise<Answers>;
+}[] = [
+  {
+    name: 'insights',
+    reads: [READS_ANYTHING],
+    async read(db, now, projects) {
+      const identity = new IdentityReadModel(db);
+      const insights = new InsightsReadModel(db, (p) => identity.countProjectMembers(p));
+      const out: Answers = {};
+      for (const hidden of [[], [projects[1]]])
+        out[`insights:${hidden.join()}`] = await insights.report(now, { from: null, to: null }, hidden);
+      return out;
+    },
+  },
+  {
+    name: 'lifecycle',
+    reads: [LIFECYCLE_READS],
+    async read(db, now, projects) {
+      const out: Answers = {};
+      for (const hidden of [[], [projects[1]]])
+        out[`lifecycle:${hidden.join()}`] = await new LifecycleReadModel(db).summary(now, null, hidden);
+      return out;
+    },
+  },
+  {
+    name: 'overview',
+    reads: OVERVIEW_AS_OF_READS,
+    async read(db, now, projects) {
+      const identity = new IdentityReadModel(db);
+      const out: Answers = {};
+      for (const p of projects)
+        for (const archived of [false, true])
+          out[`overview:${p}:${archived}`] = await new OverviewReadModel(db).snapshot(p, now, archived);
+      // the favourite the overview's body carries (its visibility is judged as of now, by the api)
+      for (const u of USERS)
+        for (const p of projects) out[`access:${u}:${p}`] = await identity.accessToProject(u, p);
+      return out;
+    },
+  },
+  {
+    name: 'profile',
+    reads: [IDENTITY_READS],
+    async read(db) {
+      const identity = new IdentityReadModel(db);
+      const out: Answers = {};
+      for (const u of USERS) out[`profile:${u}`] = await identity.profile(u);
+      return out;
+    },
+  },
+];
+
+/** Every read of READS, at `now`. */
+async function everything(db: RowQueryable, now: Date, projects: string[]): Promise<Answers> {
+  const out: Answers = {};
+  for (const r of READS) Object.assign(out, await r.read(db, now, projects));
   return out;
+}
+
+/**
+ * Each read of READS with its declared `reads` (only the projections it needs replayed), from a checkpoint on
+ * a connection that keeps its fresh tables: each equals its part of `expected`.
+ */
+async function expectEachAsDeclared(
+  c: PoolClient,
+  at: string,
+  projects: string[],
+  expected: Answers,
+): Promise<void> {
+  for (const r of READS.filter((x) => !x.reads.includes(READS_ANYTHING))) {
+    const { value } = await readAsOf(c, at, (db) => r.read(db, new Date(at), projects), {
+      keep: true,
+      reads: r.reads,
+    });
+    expect([r.name, value]).toEqual([
+      r.name,
+      Object.fromEntries(Object.keys(value).map((k) => [k, expected[k]])),
+    ]);
+  }
 }
 
 describe('the overview and the profile as of an instant equal those of a log cut there (real Postgres)', () => {
@@ -121,6 +189,7 @@ describe('the overview and the profile as of an instant equal those of a log cut
               });
               expect(kept.value).toEqual(expected);
               if (kept.replay.checkpoint !== null) fromCheckpoints++;
+              await expectEachAsDeclared(c, at, projects, expected);
               const full = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects), {
                 checkpoints: false,
               });
@@ -175,8 +244,10 @@ describe('the overview and the profile as of an instant equal those of a log cut
         const { value, replay } = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects), {
           keep: true,
         });
-        expect(value).toEqual(await everything(cut.ds, new Date(ms), projects));
+        const expected = await everything(cut.ds, new Date(ms), projects);
+        expect(value).toEqual(expected);
         if (replay.checkpoint !== null) checkpointed++;
+        await expectEachAsDeclared(c, at, projects, expected);
       }
     } finally {
       c.release(true);

@@ -6,8 +6,9 @@ import { assertSchemaName, type RowQueryable } from '@flaglens/persistence';
 import { applyProjections } from './apply-projections';
 import { appendEvents } from './event-log/event-log.projection';
 import { PROJECTIONS_MIGRATIONS } from './migrations';
-import type { SourcedEvent } from './projection';
-import { allProjections } from './registry';
+import { READS_ANYTHING, type Reads } from './change-feed';
+import { EVERY, type Projection, type SourcedEvent } from './projection';
+import { allProjections, projectionsFor } from './registry';
 
 /**
  * Events per replayed batch: the projector's largest group (docs/architecture.md, "Exactly once"), so no
@@ -215,8 +216,9 @@ async function newestUsable(
  * brings the tables to the state a flaglens fed only the events stored with `createdAt` at or before `at`
  * would hold: from the newest usable checkpoint (its rows loaded, the version's log up to `at` seen through a
  * view named `event_log`), or from the fresh tables, the events after it replayed as the projector applies
- * them (the event log first, then every projection of the registry, in batches of AS_OF_BATCH), in the
- * projector's order per key; `readOnly`: the transaction made read-only before the replay.
+ * them (the event log first, then `projections`, in the registry's order, in batches of AS_OF_BATCH), in the
+ * projector's order per key; `readOnly`: the transaction made read-only before the replay. The tables of the
+ * projections left out are neither loaded nor written: they stay fresh, and the read must not read them.
  */
 async function replayUpTo(
   client: PoolClient,
@@ -224,7 +226,10 @@ async function replayUpTo(
   at: string,
   useCheckpoints: boolean,
   readOnly: boolean,
+  projections: readonly Projection[] = allProjections(),
 ): Promise<Omit<AsOfReplay, 'readMs'>> {
+  const chosen = new Set(projections.map((p) => p.name));
+  const unused = new Set(allProjections().flatMap((p) => (chosen.has(p.name) ? [] : p.writes)));
   const t = performance.now();
   const version = await versionOf(client);
   const order =
@@ -281,6 +286,7 @@ async function replayUpTo(
     );
     const unknown = has.find((r) => !kept.has(r.tbl));
     if (unknown) throw new Error(`checkpoint ${id} holds rows of ${unknown.tbl}, not a table it keeps`);
+    const used = (tb: string) => !unused.has(tb);
     // one round trip: the fresh rows out (only the seeded tables have any: each read is rolled back), the
     // checkpoint's in (each table's rows one value, read back as an array of its rows). The log is the
     // version's up to the instant (the replayed events are written to the fresh log, renamed, which nothing
@@ -292,12 +298,14 @@ async function replayUpTo(
     const upto = new Date(at).toISOString();
     await client.query(
       [
-        ...session.seeded.map((tb) => `DELETE FROM pg_temp.${tb}`),
-        ...has.map(
-          ({ tbl: tb }) =>
-            `INSERT INTO pg_temp.${tb} SELECT * FROM unnest((SELECT r.rows FROM ${schema}.checkpoint_rows r
+        ...session.seeded.filter(used).map((tb) => `DELETE FROM pg_temp.${tb}`),
+        ...has
+          .filter((r) => used(r.tbl))
+          .map(
+            ({ tbl: tb }) =>
+              `INSERT INTO pg_temp.${tb} SELECT * FROM unnest((SELECT r.rows FROM ${schema}.checkpoint_rows r
                WHERE r.id = ${id} AND r.tbl = '${tb}')::pg_temp.${tb}[])`,
-        ),
+          ),
         `ALTER TABLE pg_temp.event_log RENAME TO event_log_replayed`,
         `CREATE TEMP VIEW event_log AS
            SELECT * FROM ${version}.event_log WHERE created_at <= '${upto}'::timestamptz`,
@@ -326,7 +334,6 @@ async function replayUpTo(
       ...(r.id === release_id && release !== null ? { release } : {}),
     };
   });
-  const projections = allProjections();
   for (let i = 0; i < events.length; i += AS_OF_BATCH) {
     const stored = await appendEvents(client, events.slice(i, i + AS_OF_BATCH), log);
     await applyProjections(client, stored, projections);
@@ -349,6 +356,12 @@ export interface AsOfOptions {
   keep?: boolean;
   /** Start from the newest usable checkpoint (default); false: replay every event up to the instant. */
   checkpoints?: boolean;
+  /**
+   * What `read` reads (the declarations of its read models, as the caches', change-feed.ts `Reads`): only the
+   * projections these need are replayed and only their tables loaded (registry.ts `projectionsFor`); the
+   * others' tables stay fresh. Default: every projection.
+   */
+  reads?: readonly Reads[];
 }
 
 /**
@@ -360,7 +373,8 @@ export interface AsOfOptions {
  *    version's;
  * 2. inside one transaction (repeatable read: one snapshot of the log), they are brought to the instant
  *    (`replayUpTo`: the newest usable checkpoint loaded, the transaction made read-only, the events after it
- *    replayed as the projector applies them); a checkpoint dropped meanwhile by its maker: again from nothing;
+ *    replayed as the projector applies them), those of the projections `options.reads` needs; a checkpoint
+ *    dropped meanwhile by its maker: again from nothing;
  * 3. `read` runs on the same connection, and the transaction is rolled back whatever happened: the fresh
  *    tables are fresh again.
  *
@@ -374,6 +388,10 @@ export async function readAsOf<T>(
   options: AsOfOptions = {},
 ): Promise<{ value: T; replay: AsOfReplay }> {
   const t = performance.now();
+  const tables = (options.reads ?? [READS_ANYTHING]).map((r) => r.tables);
+  const projections = projectionsFor(
+    tables.some((ts) => ts === EVERY) ? EVERY : tables.flatMap((ts) => (ts === EVERY ? [] : ts)),
+  );
   const prepared = sessions.has(client);
   const session = await freshTables(client);
   const setup = performance.now() - t;
@@ -382,7 +400,7 @@ export async function readAsOf<T>(
     for (let fromCheckpoint = options.checkpoints ?? true; ; fromCheckpoint = false) {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
       try {
-        replay = await replayUpTo(client, session, at, fromCheckpoint, true);
+        replay = await replayUpTo(client, session, at, fromCheckpoint, true, projections);
         break;
       } catch (e) {
         await client.query('ROLLBACK').catch(() => undefined);

@@ -8,6 +8,7 @@ import { Clock } from '@flaglens/config';
 import {
   IdentityReadModel,
   InsightsReadModel,
+  READS_ANYTHING,
   weeksSpanned,
   type InsightsRange,
 } from '@flaglens/projections';
@@ -108,7 +109,8 @@ export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonB
     // as of an instant (docs/design.md, "Reads as of an instant"): the projects hidden from the caller are
     // today's; the report is that of a flaglens fed the events up to `at`, its clock at `at`; never cached
     if (at !== null)
-      return this.asOf.read(at, async (db) => {
+      // the report declares no tables (its cache is dropped by every batch): every projection replayed
+      return this.asOf.read(at, [READS_ANYTHING], async (db) => {
         const identity = new IdentityReadModel(db);
         const insights = new InsightsReadModel(
           db,

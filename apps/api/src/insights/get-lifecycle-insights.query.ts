@@ -1,6 +1,6 @@
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
 import { Clock } from '@flaglens/config';
-import { LifecycleReadModel } from '@flaglens/projections';
+import { LIFECYCLE_READS, LifecycleReadModel } from '@flaglens/projections';
 import { Visibility, visibilityKey } from '../auth/visibility.service';
 import { jsonBody, type JsonBody } from '../common/json-body';
 import { AsOfReads } from '../read-db/as-of-reads.service';
@@ -73,7 +73,7 @@ export class GetLifecycleInsightsHandler implements IQueryHandler<GetLifecycleIn
     // as of an instant (docs/design.md, "Reads as of an instant"): the projects hidden from the caller are
     // today's; the summary is that of a flaglens fed the events up to `at`, its clock at `at`; never cached
     if (at !== null)
-      return this.asOf.read(at, async (db) => {
+      return this.asOf.read(at, [LIFECYCLE_READS], async (db) => {
         const { body } = await new LifecycleReadModel(db).summary(new Date(at), projects, hidden);
         return jsonBody(JSON.stringify(body));
       });

@@ -6,7 +6,12 @@ import { CachedReads } from '../reads/cached-reads';
 import { pathParam, queryParam, readRoute } from '../reads/read-route';
 import { asOfInstant } from '../common/as-of';
 import { Clock } from '@flaglens/config';
-import { IdentityReadModel, OverviewReadModel, withFavorite } from '@flaglens/projections';
+import {
+  IdentityReadModel,
+  OVERVIEW_AS_OF_READS,
+  OverviewReadModel,
+  withFavorite,
+} from '@flaglens/projections';
 import { AsOfReads } from '../read-db/as-of-reads.service';
 import { notFound } from '../common/unleash-errors';
 import { jsonBody, type JsonBody } from '../common/json-body';
@@ -141,7 +146,7 @@ export class GetProjectOverviewHandler
   ): Promise<JsonBody | null> {
     if (!couldBeStoredName(projectId)) return null;
     if (!(await this.accessOf(projectId, userId)).visible) return null;
-    const then = await this.asOf.read(at, async (db) => {
+    const then = await this.asOf.read(at, OVERVIEW_AS_OF_READS, async (db) => {
       const snapshot = await new OverviewReadModel(db).snapshot(projectId, new Date(at), archivedFlags);
       const favorite =
         snapshot !== null &&

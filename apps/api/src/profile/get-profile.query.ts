@@ -1,6 +1,6 @@
 import type { OnModuleInit } from '@nestjs/common';
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
-import { IdentityReadModel } from '@flaglens/projections';
+import { IDENTITY_READS, IdentityReadModel } from '@flaglens/projections';
 import { AS_OF_PARAMETER } from '@flaglens/contract';
 import { CachedReads } from '../reads/cached-reads';
 import { queryParam, readRoute } from '../reads/read-route';
@@ -45,7 +45,8 @@ export class GetProfileHandler implements IQueryHandler<GetProfileQuery, JsonBod
     if (userId === ADMIN_TOKEN_USER_ID) throw adminTokenHasNoProfile(); // as Unleash: its admin token has no user
     // as of an instant (docs/design.md, "Reads as of an instant"): the caller is who the credential says now,
     // the profile that of a flaglens fed the events up to `at`; read apart from the cache, never kept in it
-    if (at !== null) return this.asOf.read(at, (db) => this.render(userId, new IdentityReadModel(db)));
+    if (at !== null)
+      return this.asOf.read(at, [IDENTITY_READS], (db) => this.render(userId, new IdentityReadModel(db)));
     return (await this.cache.get(key(userId), async () => ({ value: await this.render(userId) })))!;
   }
 

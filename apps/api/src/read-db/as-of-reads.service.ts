@@ -1,7 +1,7 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
 import { ActiveVersionPool, type RowQueryable } from '@flaglens/persistence';
-import { readAsOf, tidyAsOf } from '@flaglens/projections';
+import { readAsOf, tidyAsOf, type Reads } from '@flaglens/projections';
 
 /**
  * Connections for reads as of an instant (`readAsOf`: the events up to the instant replayed into temporary
@@ -32,14 +32,17 @@ export class AsOfReads implements OnModuleDestroy {
     );
   }
 
-  /** `read` as a flaglens fed only the events up to `at` would run it (its clock is the caller's to pin). */
-  async read<T>(at: string, read: (db: RowQueryable) => Promise<T>): Promise<T> {
+  /**
+   * `read` as a flaglens fed only the events up to `at` would run it (its clock is the caller's to pin); `reads`:
+   * what its read models declare they read (only the projections of those tables are replayed).
+   */
+  async read<T>(at: string, reads: readonly Reads[], read: (db: RowQueryable) => Promise<T>): Promise<T> {
     await this.active.refresh();
     const c = await this.active.pool().connect();
     let value: T;
     try {
       // the pool's connections serve only these reads: each keeps its fresh tables for the next
-      value = (await readAsOf(c, at, read, { keep: true })).value;
+      value = (await readAsOf(c, at, read, { keep: true, reads })).value;
     } catch (e) {
       // a connection whose read failed may still be inside its transaction: closed, not reused
       c.release(e as Error);

@@ -3,7 +3,7 @@ import type { QueryResultRow } from 'pg';
 import { isReadPool, type ReadPool, type RowQueryable } from '@flaglens/persistence';
 import { averageTimeToProduction } from '../time-to-production/time-to-production.logic';
 import { firstProductionEnable } from '../time-to-production/first-production-enable.read-model';
-import { projectMembersSql } from '../identity/identity.read-model';
+import { IDENTITY_READS, projectMembersSql } from '../identity/identity.read-model';
 import { answeringRelease, SUPPORTED_RELEASES } from '@flaglens/contract';
 import { answersSdkConnected, onboardingStatus } from './overview.logic';
 import type { Reads } from '../change-feed';
@@ -41,6 +41,12 @@ export const OVERVIEW_READS = {
     'feature_types',
   ],
 } satisfies Reads;
+
+/**
+ * What the overview's body as of an instant reads (as-of.ts `readAsOf`'s `reads`): the body, and the caller's
+ * favourite (IdentityReadModel.accessToProject).
+ */
+export const OVERVIEW_AS_OF_READS: readonly Reads[] = [OVERVIEW_READS, IDENTITY_READS];
 
 /** What only the overview's activity (ActivityRow) reads: the event log, the release word, the daily activity. */
 const ACTIVITY_ONLY_READS = new Set(['event_log', 'unleash_release', 'project_activity_daily']);
