@@ -3,7 +3,9 @@
  * profile cost with `at=`, at random instants of a history whose project has many events. The history is fed
  * into a fresh database as the projector applies it (the event log, every projection), then the reads run
  * through `readAsOf` (from the newest usable checkpoint, the events after it replayed into the connection's
- * fresh temporary tables), one after another on one connection, as the api's, and the figures are printed: per
+ * fresh temporary tables, only the projections each read declares it needs), one after another on one
+ * connection, as the api's; the overview once more replaying every projection (`overviewEveryProjection`:
+ * what declaring its reads saves, in the same run). The figures are printed: per
  * read its total, the log read (with the checkpoint's choice), the checkpoint's load, the replay and the events
  * replayed; the checkpoints' making and storage; a flag's events as of an instant.
  *
@@ -19,8 +21,10 @@ import { Database, searchPathOption } from '@flaglens/persistence';
 import {
   checkpointStorage,
   EventLogReadModel,
+  IDENTITY_READS,
   IdentityReadModel,
   makeCheckpoint,
+  OVERVIEW_AS_OF_READS,
   OverviewReadModel,
   readAsOf,
   tidyAsOf,
@@ -128,24 +132,34 @@ async function main(): Promise<void> {
       result.firstReadOfAConnectionMs = Math.round(performance.now() - w0);
       console.log(`a connection's first read (its fresh tables made): ${result.firstReadOfAConnectionMs} ms`);
       const tidies: number[] = [];
-      for (const kind of ['overview', 'profile'] as const) {
+      // each kind of read at the same instants: half uniform in time, half at a random event's (uniform in events)
+      const instants = Array.from({ length: READS }, (_, i) =>
+        i % 2 === 0
+          ? new Date(first + Math.floor(rnd() * span)).toISOString()
+          : history[Math.floor(rnd() * history.length)].createdAt,
+      );
+      for (const kind of ['overview', 'profile', 'overviewEveryProjection'] as const) {
         const totals: number[] = [];
         const rows: string[] = [];
-        for (let i = 0; i < READS; i++) {
-          // half of the instants uniform in time, half at a random event's instant (uniform in events)
-          const at =
-            i % 2 === 0
-              ? new Date(first + Math.floor(rnd() * span)).toISOString()
-              : history[Math.floor(rnd() * history.length)].createdAt;
+        for (const at of instants) {
           const t0 = performance.now();
           const { replay } = await readAsOf<unknown>(
             c,
             at,
             (q) =>
-              kind === 'overview'
-                ? new OverviewReadModel(q).snapshot(project, new Date(at))
-                : new IdentityReadModel(q).profile(2),
-            { keep: true },
+              kind === 'profile'
+                ? new IdentityReadModel(q).profile(2)
+                : new OverviewReadModel(q).snapshot(project, new Date(at)),
+            // as the api declares them; once more with none: every projection replayed
+            {
+              keep: true,
+              reads:
+                kind === 'overview'
+                  ? OVERVIEW_AS_OF_READS
+                  : kind === 'profile'
+                    ? [IDENTITY_READS]
+                    : undefined,
+            },
           );
           const total = performance.now() - t0;
           totals.push(total);
