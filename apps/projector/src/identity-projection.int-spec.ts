@@ -5,6 +5,7 @@ import type { Kafka } from 'kafkajs';
 import { loadConfig } from '@flaglens/config';
 import { eventKey, type FlagEvent } from '@flaglens/contract';
 import { Database, searchPathOption } from '@flaglens/persistence';
+import { REFERENCE_SAMPLE, referenceSampleEvents } from '@flaglens/testing/reference-sample';
 import { createProjectorApp } from './main';
 import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
 import {
@@ -21,14 +22,8 @@ import { IdentityReadModel } from '@flaglens/projections/identity/identity.read-
 import { PersonalAccessTokens } from '@flaglens/projections/identity/personal-access-tokens';
 import { generateIdentityHistory } from '@flaglens/testing/identity-history';
 
-const SAMPLE = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'reference-sample');
-const sampleEvents = (): FlagEvent[] =>
-  readFileSync(join(SAMPLE, 'events.ndjson'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
 const captured = (user: string) =>
-  JSON.parse(readFileSync(join(SAMPLE, 'responses', 'profile', `${user}.json`), 'utf8')).body;
+  JSON.parse(readFileSync(join(REFERENCE_SAMPLE, 'responses', 'profile', `${user}.json`), 'utf8')).body;
 
 /** A fresh database and topic, the projector running in-process; events published keyed as the contract says. */
 async function pipeline(label: string) {
@@ -110,7 +105,7 @@ describe('identity projection through the projector (real Kafka and Postgres)', 
   beforeAll(async () => {
     p = await pipeline('identity');
     identity = new IdentityReadModel(p.ds);
-    await p.publish(sampleEvents());
+    await p.publish(referenceSampleEvents());
   });
 
   afterAll(async () => {

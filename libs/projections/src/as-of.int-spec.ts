@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import type { PoolClient } from 'pg';
 import type { FlagEvent } from '@flaglens/contract';
@@ -8,6 +6,7 @@ import { generateHistory } from '@flaglens/testing/generate-history';
 import { feedProjections } from '@flaglens/testing/support/feed-projections';
 import { projectionDatabases } from '@flaglens/testing/support/test-database';
 import { interleavedBatches, withLateArrivals } from '@flaglens/testing/test-events';
+import { referenceSampleEvents } from '@flaglens/testing/reference-sample';
 import { checkpointStorage, makeCheckpoint, readAsOf, tidyAsOf } from './as-of';
 import { READS_ANYTHING, type Reads } from './change-feed';
 import { IDENTITY_READS, IdentityReadModel } from './identity/identity.read-model';
@@ -208,13 +207,7 @@ describe('the overview and the profile as of an instant equal those of a log cut
   });
 
   it('the recorded reference sample, at ten instants', async () => {
-    const sample = readFileSync(
-      join(__dirname, '..', '..', '..', 'test', 'fixtures', 'reference-sample', 'events.ndjson'),
-      'utf8',
-    )
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as FlagEvent);
+    const sample = referenceSampleEvents();
     const whole = await dbs.fresh('asof2_sample_whole');
     await feedProjections(whole.ds, interleavedBatches(sample, 1, 10));
     const maker = await whole.ds.connect();

@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { PoolClient } from 'pg';
-import type { FlagEvent } from '@flaglens/contract';
 import { generateHistory } from '@flaglens/testing/generate-history';
 import { projectionDatabases } from '@flaglens/testing/support/test-database';
 import { interleavedBatches, withLateArrivals } from '@flaglens/testing/test-events';
+import { referenceSampleEvents } from '@flaglens/testing/reference-sample';
 import { applyProjections } from './apply-projections';
 import { appendEvents } from './event-log/event-log.projection';
 import { allProjections } from './registry';
@@ -30,13 +28,7 @@ describe('what each projection reads while it applies (real Postgres)', () => {
   afterAll(() => dbs.dropAll());
 
   it("reads only its own tables and those it declares: the rich histories' and the reference sample's", async () => {
-    const sample = readFileSync(
-      join(__dirname, '..', '..', '..', 'test', 'fixtures', 'reference-sample', 'events.ndjson'),
-      'utf8',
-    )
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as FlagEvent);
+    const sample = referenceSampleEvents();
     const histories = [
       sample,
       ...[3, 17].map((seed) =>

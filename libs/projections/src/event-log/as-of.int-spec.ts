@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { isAsOfRefusal, parseAsOf, type FlagEvent } from '@flaglens/contract';
 import { generateHistory } from '@flaglens/testing/generate-history';
 import { feedProjections } from '@flaglens/testing/support/feed-projections';
 import { projectionDatabases } from '@flaglens/testing/support/test-database';
 import { interleavedBatches, withLateArrivals } from '@flaglens/testing/test-events';
+import { referenceSampleEvents } from '@flaglens/testing/reference-sample';
 import { EventLogReadModel } from './event-log.read-model';
 import { isSearchRefusal, parseEventSearch } from './event-search.logic';
 
@@ -152,13 +151,7 @@ describe('reads as of an instant equal the reads of a log cut at that instant (r
   });
 
   it('the recorded reference sample, at ten instants', async () => {
-    const sample = readFileSync(
-      join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'reference-sample', 'events.ndjson'),
-      'utf8',
-    )
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as FlagEvent);
+    const sample = referenceSampleEvents();
     const whole = await dbs.fresh('asof_sample_whole');
     await feed(whole.ds, interleavedBatches(sample, 1, 10));
     const all = new EventLogReadModel({ pool: () => whole.ds.pool });
