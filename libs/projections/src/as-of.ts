@@ -8,7 +8,7 @@ import { appendEvents } from './event-log/event-log.projection';
 import { PROJECTIONS_MIGRATIONS } from './migrations';
 import { READS_ANYTHING, type Reads } from './change-feed';
 import { EVERY, type Projection, type SourcedEvent } from './projection';
-import { allProjections, projectionsFor } from './registry';
+import { allProjections, projectionsFor, tablesLeftOut } from './registry';
 
 /**
  * Events per replayed batch: the projector's largest group (docs/architecture.md, "Exactly once"), so no
@@ -228,8 +228,7 @@ async function replayUpTo(
   readOnly: boolean,
   projections: readonly Projection[] = allProjections(),
 ): Promise<Omit<AsOfReplay, 'readMs'>> {
-  const chosen = new Set(projections.map((p) => p.name));
-  const unused = new Set(allProjections().flatMap((p) => (chosen.has(p.name) ? [] : p.writes)));
+  const unused = tablesLeftOut(projections);
   const t = performance.now();
   const version = await versionOf(client);
   const order =

@@ -38,9 +38,11 @@ export function allProjections(): Projection[] {
  * write a table these read while applying (Projection.reads), and so on; `'*'`: every one. A table's part
  * (`projects.settings`) names its table.
  */
-export function projectionsFor(tables: readonly string[] | typeof EVERY): Projection[] {
-  const all = allProjections();
-  if (tables === EVERY) return all;
+export function projectionsFor(
+  tables: readonly string[] | typeof EVERY,
+  all: readonly Projection[] = allProjections(),
+): Projection[] {
+  if (tables === EVERY) return [...all];
   const needed = new Set(tables.map((t) => t.split('.')[0]));
   const chosen = new Set<Projection>();
   for (let grew = true; grew;) {
@@ -53,4 +55,16 @@ export function projectionsFor(tables: readonly string[] | typeof EVERY): Projec
       }
   }
   return all.filter((p) => chosen.has(p));
+}
+
+/**
+ * The tables that only projections left out of `chosen` write: a replay through `chosen` neither loads nor
+ * writes them (a table one of the chosen writes too is theirs).
+ */
+export function tablesLeftOut(
+  chosen: readonly Projection[],
+  all: readonly Projection[] = allProjections(),
+): Set<string> {
+  const written = new Set(chosen.flatMap((p) => p.writes));
+  return new Set(all.flatMap((p) => p.writes.filter((t) => !written.has(t))));
 }
