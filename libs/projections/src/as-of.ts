@@ -7,7 +7,7 @@ import { applyProjections } from './apply-projections';
 import { appendEvents } from './event-log/event-log.projection';
 import { PROJECTIONS_MIGRATIONS } from './migrations';
 import { READS_ANYTHING, type Reads } from './change-feed';
-import { EVERY, type Projection, type SourcedEvent } from './projection';
+import type { Projection, SourcedEvent } from './projection';
 import { allProjections, projectionsFor, tablesLeftOut } from './registry';
 
 /**
@@ -387,10 +387,7 @@ export async function readAsOf<T>(
   options: AsOfOptions = {},
 ): Promise<{ value: T; replay: AsOfReplay }> {
   const t = performance.now();
-  const tables = (options.reads ?? [READS_ANYTHING]).map((r) => r.tables);
-  const projections = projectionsFor(
-    tables.some((ts) => ts === EVERY) ? EVERY : tables.flatMap((ts) => (ts === EVERY ? [] : ts)),
-  );
+  const projections = projectionsFor(options.reads ?? [READS_ANYTHING]);
   const prepared = sessions.has(client);
   const session = await freshTables(client);
   const setup = performance.now() - t;

@@ -1,3 +1,4 @@
+import { READS_ANYTHING } from './change-feed';
 import { IDENTITY_READS } from './identity/identity.read-model';
 import { LIFECYCLE_READS } from './lifecycle/lifecycle.read-model';
 import { OVERVIEW_AS_OF_READS } from './overview/overview.read-model';
@@ -5,8 +6,6 @@ import type { Projection } from './projection';
 import { allProjections, projectionsFor, tablesLeftOut } from './registry';
 
 const names = (ps: readonly Projection[]) => ps.map((p) => p.name);
-const tablesOf = (reads: readonly { tables: readonly string[] | '*' }[]) =>
-  reads.flatMap((r) => (r.tables === '*' ? [] : r.tables));
 
 /** A projection that only declares: what it writes and what else it reads. */
 const declared = (name: string, writes: string[], reads?: string[]): Projection => ({
@@ -21,21 +20,17 @@ const declared = (name: string, writes: string[], reads?: string[]): Projection 
 describe('the projections a read needs (projectionsFor)', () => {
   it("the overview's declaration replays neither the insights nor the lifecycle", () => {
     const all = names(allProjections());
-    const overview = names(projectionsFor(tablesOf(OVERVIEW_AS_OF_READS)));
+    const overview = names(projectionsFor(OVERVIEW_AS_OF_READS));
     expect(all.filter((n) => !overview.includes(n))).toEqual(['lifecycle', 'insights']);
   });
 
   it("the profile's replays identity alone; the lifecycle summary's what it reads", () => {
-    expect(names(projectionsFor(tablesOf([IDENTITY_READS])))).toEqual(['identity']);
-    expect(names(projectionsFor(tablesOf([LIFECYCLE_READS])))).toEqual([
-      'environments',
-      'flag-state',
-      'lifecycle',
-    ]);
+    expect(names(projectionsFor([IDENTITY_READS]))).toEqual(['identity']);
+    expect(names(projectionsFor([LIFECYCLE_READS]))).toEqual(['environments', 'flag-state', 'lifecycle']);
   });
 
   it('every projection for "*", in the registry\'s order', () => {
-    expect(names(projectionsFor('*'))).toEqual(names(allProjections()));
+    expect(names(projectionsFor([READS_ANYTHING]))).toEqual(names(allProjections()));
   });
 
   it('those that write what the chosen ones read while applying, and so on, in the given order', () => {
@@ -45,10 +40,10 @@ describe('the projections a read needs (projectionsFor)', () => {
       declared('d', ['d1'], ['a1']),
       declared('b', ['b1'], ['c1', 'log']),
     ];
-    expect(names(projectionsFor(['a2'], ps))).toEqual(['c', 'a', 'b']);
-    expect(names(projectionsFor(['c1'], ps))).toEqual(['c']);
+    expect(names(projectionsFor([{ tables: ['a2'] }], ps))).toEqual(['c', 'a', 'b']);
+    expect(names(projectionsFor([{ tables: ['c1'] }], ps))).toEqual(['c']);
     // a table's part names its table; a table nothing writes needs nothing
-    expect(names(projectionsFor(['b1.part', 'log'], ps))).toEqual(['c', 'b']);
+    expect(names(projectionsFor([{ tables: ['b1.part'] }, { tables: ['log'] }], ps))).toEqual(['c', 'b']);
     expect(projectionsFor([], ps)).toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import { IdentityProjection } from './identity/identity.projection';
+import type { Reads } from './change-feed';
 import { EVERY, type Projection } from './projection';
 import { EnvironmentsProjection } from './environments';
 import { FeatureTypesProjection } from './feature-types';
@@ -34,16 +35,20 @@ export function allProjections(): Projection[] {
 }
 
 /**
- * The projections a read of `tables` needs, in the registry's order: those that write one of them, those that
- * write a table these read while applying (Projection.reads), and so on; `'*'`: every one. A table's part
- * (`projects.settings`) names its table.
+ * The projections a read needs, from what its read models declare they read (change-feed.ts `Reads`), in the
+ * registry's order: those that write one of the tables, those that write a table these read while applying
+ * (Projection.reads), and so on; a declaration of `'*'`: every one. A table's part (`projects.settings`) names
+ * its table.
  */
 export function projectionsFor(
-  tables: readonly string[] | typeof EVERY,
+  reads: readonly Reads[],
   all: readonly Projection[] = allProjections(),
 ): Projection[] {
-  if (tables === EVERY) return [...all];
-  const needed = new Set(tables.map((t) => t.split('.')[0]));
+  const needed = new Set<string>();
+  for (const r of reads) {
+    if (r.tables === EVERY) return [...all];
+    for (const t of r.tables) needed.add(t.split('.')[0]);
+  }
   const chosen = new Set<Projection>();
   for (let grew = true; grew;) {
     grew = false;
