@@ -60,8 +60,8 @@ export interface Projection {
    */
   readonly writes: readonly string[];
   /**
-   * The tables besides its own that `apply` reads (another projection's, the event log's), none by default: a
-   * read as of an instant replays only the projections that write what it reads and those they read
+   * The tables besides its own that `apply` reads (another projection's, the event log's; `flag_state` for
+   * flag-state's transitions of the batch, `ProjectionContext.transitions`), none by default: a read as of an instant replays only the projections that write what it reads and those they read
    * (registry.ts `projectionsFor`). registry.int-spec.ts measures what each one reads against this.
    */
   readonly reads?: readonly string[];

@@ -29,6 +29,10 @@ describe('the projections a read needs (projectionsFor)', () => {
     expect(names(projectionsFor([LIFECYCLE_READS]))).toEqual(['environments', 'flag-state', 'lifecycle']);
   });
 
+  it("insights' tables need flag-state too: insights books its changes from flag-state's transitions", () => {
+    expect(names(projectionsFor([{ tables: ['insights_metrics'] }]))).toEqual(['flag-state', 'insights']);
+  });
+
   it('every projection for "*", in the registry\'s order', () => {
     expect(names(projectionsFor([READS_ANYTHING]))).toEqual(names(allProjections()));
   });

@@ -18,8 +18,11 @@ export class InsightsProjection implements Projection {
     'insights_env_project_updates',
     'insights_metrics',
   ];
-  /** the background store's weeks (insights.weeks.ts): a change to a past week ends their validity there */
-  readonly reads = ['insights_weeks_stored'];
+  /**
+   * the flags' states before and after each event (flag-state's transitions, ProjectionContext.transitions),
+   * and the background store's weeks (insights.weeks.ts): a change to a past week ends their validity there
+   */
+  readonly reads = ['flag_state', 'insights_weeks_stored'];
   /** weekly aggregates of the whole instance, read by the insights report alone */
   readonly scope = 'instance';
 
