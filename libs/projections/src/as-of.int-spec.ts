@@ -111,8 +111,8 @@ async function everything(db: RowQueryable, now: Date, projects: string[]): Prom
 }
 
 /**
- * Each read of READS with its declared `reads` (only the projections it needs replayed), from a checkpoint on
- * a connection that keeps its fresh tables: each equals its part of `expected`.
+ * Each read of READS with its declared `reads` (only the projections it needs replayed), from the newest usable
+ * checkpoint if any, on a connection that keeps its fresh tables: each equals its part of `expected`.
  */
 async function expectEachAsDeclared(
   c: PoolClient,
