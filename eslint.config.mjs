@@ -85,6 +85,22 @@ export default tseslint.config(
     },
   },
   {
+    // every Postgres connection of the products owns its errors: opened through libs/persistence/src/connections.ts
+    // (an unheard 'error' event of a pg client ends the process when the server restarts)
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'migrations/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts', 'libs/testing/**', 'libs/persistence/src/connections.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'NewExpression[callee.name=/^(Pool|Client)$/]',
+          message:
+            'open Postgres connections with openPool/openClient (@flaglens/persistence): they own their errors',
+        },
+      ],
+    },
+  },
+  {
     // the operations feature's wire types import nothing, so the console's bundle can take them
     files: ['libs/operations/src/operations.types.ts'],
     rules: {

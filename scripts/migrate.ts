@@ -1,9 +1,8 @@
 /* Applies the migrations to DATABASE_URL (creating the database first if it is missing): `public`, then
    every projection version in use; creates projection version 1 on a new database. */
 import 'reflect-metadata';
-import { Client } from 'pg';
 import { loadConfigOrExit, redactUrl } from '@flaglens/config';
-import { ensureDatabase, migrateDatabase } from '@flaglens/persistence';
+import { ensureDatabase, migrateDatabase, openClient } from '@flaglens/persistence';
 import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
 
 async function main(): Promise<void> {
@@ -11,7 +10,7 @@ async function main(): Promise<void> {
   if (await ensureDatabase(config.DATABASE_URL)) {
     console.log(`[migrate] created database ${redactUrl(config.DATABASE_URL)}`);
   }
-  const client = new Client({ connectionString: config.DATABASE_URL, application_name: 'flaglens-migrate' });
+  const client = openClient({ connectionString: config.DATABASE_URL, application_name: 'flaglens-migrate' });
   await client.connect();
   try {
     const r = await migrateDatabase(

@@ -1,7 +1,6 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
-import { Client } from 'pg';
-import { activeVersion, Database, searchPathOption } from '@flaglens/persistence';
+import { activeVersion, Database, openClient, searchPathOption } from '@flaglens/persistence';
 
 /**
  * The CLI's Postgres connection, opened only by the commands that need it (DATABASE_URL, the primary).
@@ -15,7 +14,7 @@ export class CliDatabase implements OnModuleDestroy {
 
   get(): Promise<Database> {
     this.ds ??= (async () => {
-      const probe = new Client({ connectionString: this.config.DATABASE_URL });
+      const probe = openClient({ connectionString: this.config.DATABASE_URL });
       await probe.connect();
       const active = await activeVersion(probe).finally(() => probe.end());
       if (!active) throw new Error('there is no active projection version: run `npm run migrate`');

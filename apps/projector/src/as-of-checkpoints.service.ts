@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
 import { ActiveVersionPool } from '@flaglens/persistence';
 import { makeCheckpoint } from '@flaglens/projections';
@@ -16,6 +16,8 @@ export const CHECKPOINT_LOOKS: WhenIdleTiming = { everyMs: 10_000, idleMs: 1_000
  */
 export const CHECKPOINTS_BUDGET_MS = 20_000;
 export const CHECKPOINTS_BUSY_BUDGET_MS = 2_000;
+/** The checkpoints' connection, as `pg_stat_activity` names it. */
+export const CHECKPOINTS_APPLICATION = 'flaglens-projector-checkpoints';
 
 /**
  * Makes the checkpoints that reads as of an instant start from (libs/projections/src/as-of.ts,
@@ -24,7 +26,7 @@ export const CHECKPOINTS_BUSY_BUDGET_MS = 2_000;
  * unusable. A rebuild's new version gets its own once it is active.
  */
 @Injectable()
-export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AsOfCheckpoints implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly log = new Logger('AsOfCheckpoints');
   private readonly active: ActiveVersionPool;
   private readonly looks: WhenIdle;
@@ -35,7 +37,7 @@ export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShu
     monitor: ConsumerProgressMonitor,
   ) {
     // one connection, kept while idle: it keeps its fresh tables from one checkpoint to the next
-    this.active = new ActiveVersionPool(config.DATABASE_URL, 1, 5_000, 0, 0);
+    this.active = new ActiveVersionPool(config.DATABASE_URL, 1, 5_000, 0, 0, CHECKPOINTS_APPLICATION);
     this.looks = new WhenIdle(
       () => monitor.lastBatchAt,
       CHECKPOINT_LOOKS,
@@ -47,7 +49,7 @@ export class AsOfCheckpoints implements OnApplicationBootstrap, OnApplicationShu
     if (this.config.AS_OF_CHECKPOINT_EVENTS > 0) this.looks.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     await this.looks.stop();
     await this.active.close();
   }

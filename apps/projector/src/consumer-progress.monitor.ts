@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, BeforeApplicationShutdown } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
 import { Database } from '@flaglens/persistence';
 import { AppConfig } from '@flaglens/config';
@@ -25,7 +25,7 @@ const CHECK_TIMEOUT_MS = 3000;
  * consumer runs (while it waits for the broker or the topic, there is nothing to measure).
  */
 @Injectable()
-export class ConsumerProgressMonitor implements OnApplicationShutdown {
+export class ConsumerProgressMonitor implements BeforeApplicationShutdown {
   private readonly log = new Logger('ConsumerProgress');
   readonly progress = new PartitionProgress();
   /** Date.now() of the last committed batch (0 before the first): whether the projector is idle. */
@@ -51,7 +51,7 @@ export class ConsumerProgressMonitor implements OnApplicationShutdown {
     this.timer.unref();
   }
 
-  onApplicationShutdown(): void {
+  beforeApplicationShutdown(): void {
     this.closed = true;
     clearInterval(this.timer);
   }

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { AppConfig, clockFromConfig, type Clock } from '@flaglens/config';
 import { BatchApplier } from '@flaglens/pipeline';
 import { storeInsightsWeeks } from '@flaglens/projections';
@@ -26,7 +26,7 @@ export const INSIGHTS_STORE_LOOKS: WhenIdleTiming = {
  * FLAGLENS_CLOCK when set, as for the api.
  */
 @Injectable()
-export class InsightsWeeksStore implements OnApplicationBootstrap, OnApplicationShutdown {
+export class InsightsWeeksStore implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly log = new Logger('InsightsWeeks');
   private readonly clock: Clock;
   private readonly looks: WhenIdle;
@@ -49,7 +49,7 @@ export class InsightsWeeksStore implements OnApplicationBootstrap, OnApplication
     this.looks.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     await this.looks.stop();
   }
 

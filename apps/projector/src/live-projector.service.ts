@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  BeforeApplicationShutdown,
+} from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
 import { AppConfig } from '@flaglens/config';
 import { createKafka, topicAvailability, kafkaSecurity } from '@flaglens/kafka';
@@ -21,7 +27,7 @@ const STOPPED_GRACE_MS = 10_000;
  * with no restart) makes the projector not live.
  */
 @Injectable()
-export class LiveProjector implements OnApplicationBootstrap, OnApplicationShutdown {
+export class LiveProjector implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly consumer: PartitionConsumer;
   private readonly log = new Logger('LiveProjector');
   private readonly probe: Kafka;
@@ -108,7 +114,7 @@ export class LiveProjector implements OnApplicationBootstrap, OnApplicationShutd
     this.starting = this.startWhenKafkaIsReady();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     this.wake?.();
     await this.starting;
@@ -127,7 +133,7 @@ export class LiveProjector implements OnApplicationBootstrap, OnApplicationShutd
       if (availability.ok) {
         try {
           await this.consumer.start();
-          if (this.closing) return; // closed while starting: onApplicationShutdown stops the consumer
+          if (this.closing) return; // closed while starting: beforeApplicationShutdown stops the consumer
           this.waiting = null;
           this.log.log(
             `found topic ${topic} at ${brokers}${attempt > 1 ? ` after ${((Date.now() - since) / 1000).toFixed(1)} s of waiting` : ''}; consuming`,

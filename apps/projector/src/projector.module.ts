@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
 import { Database } from '@flaglens/persistence';
 import { createKafka, kafkaSecurity } from '@flaglens/kafka';
@@ -13,6 +13,16 @@ import { InsightsWeeksStore } from './insights-weeks.service';
 import { AsOfCheckpoints } from './as-of-checkpoints.service';
 import { HealthController } from './health.controller';
 import { KAFKA } from './tokens';
+
+/**
+ * The projector's pool, ended when the app shuts down: after every worker that uses it (the consumer, the
+ * progress monitor, the insights weeks) stopped in `beforeApplicationShutdown`.
+ */
+export class ProjectorDatabase extends Database implements OnApplicationShutdown {
+  onApplicationShutdown(): Promise<void> {
+    return this.end();
+  }
+}
 
 @Module({})
 export class ProjectorModule {
@@ -39,7 +49,7 @@ const PROVIDERS = [
     provide: Database,
     inject: [AppConfig],
     useFactory: (config: AppConfig) =>
-      new Database({
+      new ProjectorDatabase({
         url: config.DATABASE_URL,
         // a connection per partition in flight, one to load positions, one for the progress monitor and one
         // for the health check, so a stuck batch cannot starve /health/ready

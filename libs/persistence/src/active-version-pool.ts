@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
+import { openPool } from './connections';
 import { activeVersion, searchPathOption } from './projection-versions';
 
 export interface ReadPool {
@@ -29,6 +30,8 @@ export class ActiveVersionPool implements ReadPool {
     private readonly statementTimeoutMs = 0,
     /** An idle connection is closed after this long; 0: kept (e.g. for what it holds, as the as-of reads' tables). */
     private readonly idleTimeoutMs = 10_000,
+    /** What its connections are called in `pg_stat_activity`. */
+    private readonly applicationName = 'flaglens-api',
   ) {}
 
   get schema(): string | undefined {
@@ -47,12 +50,7 @@ export class ActiveVersionPool implements ReadPool {
   }
 
   private async doRefresh(): Promise<boolean> {
-    // the current pool has its listener (below); a probe of its own gets one once, not one per look-up
-    let probe = this.current?.pool;
-    if (!probe) {
-      probe = new Pool({ connectionString: this.url, max: 1 });
-      probe.on('error', () => undefined);
-    }
+    const probe = this.current?.pool ?? openPool({ connectionString: this.url, max: 1 });
     let active;
     try {
       active = await activeVersion(probe);
@@ -62,20 +60,19 @@ export class ActiveVersionPool implements ReadPool {
     if (!active) throw new Error('there is no active projection version: run `npm run migrate`');
     if (active.schema === this.current?.schema) return false;
     const old = this.current;
-    const pool = new Pool({
+    // each connection owns its errors (./connections), idle or checked out (an as-of read, a cursor, a
+    // checkpoint): a lost one fails its query and the pool opens another
+    const pool = openPool({
       connectionString: this.url,
       max: this.poolSize,
       options:
         searchPathOption(active.schema) +
         (this.statementTimeoutMs > 0 ? ` -c statement_timeout=${Math.floor(this.statementTimeoutMs)}` : ''),
-      application_name: 'flaglens-api',
+      application_name: this.applicationName,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: this.idleTimeoutMs,
       keepAlive: true,
     });
-    // an idle connection that the server or the network drops is only discarded (without a listener the
-    // pool's 'error' would end the process); the next query opens another
-    pool.on('error', () => undefined);
     this.current = { schema: active.schema, pool };
     if (old) setTimeout(() => void old.pool.end().catch(() => undefined), this.graceMs).unref();
     return true;

@@ -1,5 +1,5 @@
 import { DataSource, MigrationInterface } from 'typeorm';
-import { Client } from 'pg';
+import { openClient } from './connections';
 import { redactUrl } from '@flaglens/config';
 
 export interface DataSourceOptions {
@@ -37,7 +37,7 @@ export async function ensureDatabase(url: string): Promise<boolean> {
   const dbName = decodeURIComponent(target.pathname.replace(/^\//, '')) || 'postgres';
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString(), connectionTimeoutMillis: 5000 });
+  const client = openClient({ connectionString: admin.toString(), connectionTimeoutMillis: 5000 });
   try {
     await client.connect();
   } catch (e) {

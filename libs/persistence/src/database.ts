@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Client, Pool, type PoolClient } from 'pg';
+import { Client, type Pool, type PoolClient } from 'pg';
+import { openPool } from './connections';
 
 export interface DatabaseOptions {
   url: string;
@@ -75,7 +76,8 @@ export class Database {
     const options = [opts.options, opts.prepared ? '-c plan_cache_mode=force_generic_plan' : undefined]
       .filter(Boolean)
       .join(' ');
-    this.pool = new Pool({
+    // each connection owns its errors (./connections): a lost one fails its query, the pool opens another
+    this.pool = openPool({
       connectionString: opts.url,
       max: opts.max ?? 10,
       application_name: opts.applicationName ?? 'flaglens',
@@ -84,8 +86,6 @@ export class Database {
       ...(options ? { options } : {}),
       ...(opts.prepared ? { Client: PreparingClient } : {}),
     });
-    // an idle connection the server or the network drops is discarded; the next query opens another
-    this.pool.on('error', () => undefined);
   }
 
   /** The rows of one statement. */
@@ -94,21 +94,16 @@ export class Database {
     return (await this.pool.query(sql, params)).rows as T[];
   }
 
-  /**
-   * A client of its own (a transaction), to `release()` when done. While it is checked out the pool does not
-   * listen to its errors, and pg emits a lost connection as an 'error' event besides failing the query that
-   * used it: unheard, that event would crash the process. The failed query is how the caller learns of it.
-   */
-  async connect(): Promise<PoolClient> {
-    const client = await this.pool.connect();
-    if (!client.listeners('error').includes(ignoreLostConnection)) client.on('error', ignoreLostConnection);
-    return client;
+  /** A client of its own (a transaction), to `release()` when done; a lost connection fails its query. */
+  connect(): Promise<PoolClient> {
+    return this.pool.connect();
   }
 
+  private ended?: Promise<void>;
+
+  /** Closes every connection once they are released; a second call waits for the first. */
   end(): Promise<void> {
-    return this.pool.end();
+    this.ended ??= this.pool.end();
+    return this.ended;
   }
 }
-
-/** The checked-out clients' error listener: the query that used the connection fails with the same error. */
-function ignoreLostConnection(): void {}

@@ -1,4 +1,5 @@
 export { ensureDatabase } from './data-source';
+export * from './connections';
 export * from './database';
 export * from './pg-errors';
 export * from './projection-versions';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import type { MigrationInterface } from 'typeorm';
 import { topicWatermarks } from '@flaglens/kafka';
 import {
@@ -8,6 +8,7 @@ import {
   assertSchemaName,
   Database,
   createProjectionVersion,
+  openPool,
   type Routine,
   searchPathOption,
   VERSION_SWITCH_LOCK,
@@ -124,7 +125,7 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
   const truncated = marks.filter((m) => m.low > 0);
   if (truncated.length > 0) throw new TopicTruncatedError(truncated, opts.topic);
 
-  const pool = new Pool({ connectionString: opts.url, max: 3, application_name: 'flaglens-rebuild' });
+  const pool = openPool({ connectionString: opts.url, max: 3, application_name: 'flaglens-rebuild' });
   try {
     const building = await pool.query<{ version: number; schema_name: string }>(
       `SELECT version, schema_name FROM projection_versions WHERE status = 'building' ORDER BY version DESC LIMIT 1`,

@@ -1,4 +1,5 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
+import { openClient } from '@flaglens/persistence';
 import type { Position } from './gaps';
 
 /** Where the SDK tables have been read up to (see sdk-reader.ts). */
@@ -59,13 +60,12 @@ export class PositionStore {
   private constructor(private readonly client: Client) {}
 
   static async connect(url: string): Promise<PositionStore> {
-    const client = new Client({
+    const client = openClient({
       connectionString: url,
       application_name: 'flaglens-source',
       connectionTimeoutMillis: 5000,
       keepAlive: true,
     });
-    client.on('error', () => undefined);
     await client.connect();
     const t = await client.query<{ t: string | null }>(
       `SELECT to_regclass('public.source_positions')::text AS t`,

@@ -1,4 +1,5 @@
-import { Client, type ClientConfig } from 'pg';
+import type { Client, ClientConfig } from 'pg';
+import { openClient } from '@flaglens/persistence';
 import type { Gap } from './gaps';
 import { parseSnapshot, type Snapshot } from './gaps';
 import { SourceError } from './errors';
@@ -116,8 +117,7 @@ export class UnleashDb {
       // every statement of this session is read-only; UTC for date arithmetic
       options: [own, '-c default_transaction_read_only=on', '-c TimeZone=UTC'].filter(Boolean).join(' '),
     };
-    const client = new Client(config);
-    client.on('error', () => undefined); // a lost connection surfaces on the next query
+    const client = openClient(config); // a lost connection surfaces on the next query
     await client.connect();
     return new UnleashDb(client);
   }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import type { Client } from 'pg';
+import { openClient } from '@flaglens/persistence';
 import { AppConfig } from '@flaglens/config';
 import { ApiCacheMetrics } from '@flaglens/observability';
 import { CHANGE_CHANNEL, decodeChanges, type Changes } from '@flaglens/projections';
@@ -67,14 +68,16 @@ export class ChangeListener implements OnModuleInit, OnModuleDestroy {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const client = new Client({
-      connectionString: this.config.DATABASE_URL,
-      application_name: 'flaglens-api-listener',
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 5000,
-      connectionTimeoutMillis: PING_DEADLINE_MS,
-    });
-    client.on('error', (e) => this.lost(client, e));
+    const client: Client = openClient(
+      {
+        connectionString: this.config.DATABASE_URL,
+        application_name: 'flaglens-api-listener',
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 5000,
+        connectionTimeoutMillis: PING_DEADLINE_MS,
+      },
+      (e) => this.lost(client, e),
+    );
     client.on('end', () => this.lost(client, new Error('connection ended')));
     client.on('notification', (n) => {
       if (n.channel === CHANGE_CHANNEL) this.emit(decodeChanges(n.payload));
