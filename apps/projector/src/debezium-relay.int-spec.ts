@@ -4,6 +4,7 @@ import { loadConfig } from '@flaglens/config';
 import { mapDebeziumChange, parseEvent, type FlagEvent } from '@flaglens/contract';
 import { reduceFlagState } from '@flaglens/projections';
 import { createProjectorApp } from './main';
+import { LiveProjector } from './live-projector.service';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { BROKERS, createTestTopic, produce, testKafka } from '@flaglens/testing/support/test-kafka';
 import { waitFor } from '@flaglens/testing/support/wait-for';
@@ -230,4 +231,55 @@ describe('Debezium: per-flag order (real Kafka and Postgres)', () => {
       'delete of event 100',
     ]);
   });
+});
+
+/**
+ * The setups docs/debezium.md calls unsupported are refused before anything of them is projected: Debezium's
+ * changes fed straight to the projector's topic (keyed by the row's id, so spread over the partitions) with
+ * EVENT_FORMAT=debezium, and the same changes read with EVENT_FORMAT=unleash. The projector stops with a
+ * reason that names the fix (main.ts exits with it; here, in the process, the refusal is awaited).
+ */
+describe('Debezium: a misconfigured topic is refused (real Kafka and Postgres)', () => {
+  const kafka = testKafka();
+  const cleanup: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
+  });
+
+  it.each([
+    ['debezium', /straight from Kafka Connect .* source debezium --from/],
+    ['unleash', /EVENT_FORMAT is unleash: set EVENT_FORMAT=debezium and .* source debezium --from/],
+  ])(
+    'EVENT_FORMAT=%s, Debezium changes keyed by row id: refused, nothing projected',
+    async (format, said) => {
+      const { topic, drop } = await createTestTopic(kafka, `dbz-refused-${format}`, 6);
+      cleanup.push(drop);
+      await produce(kafka, topic, history());
+      const db = await createTestDatabase(`dbz_refused_${format}`);
+      cleanup.push(() => db.drop());
+      const app = await createProjectorApp(
+        loadConfig({
+          DATABASE_URL: db.url,
+          KAFKA_BROKERS: BROKERS,
+          KAFKA_TOPIC: topic,
+          KAFKA_GROUP_ID: `projector-${topic}`,
+          EVENT_FORMAT: format,
+        }),
+      );
+      app.useLogger(['fatal']);
+      cleanup.push(() => app.close());
+      const projector = app.get(LiveProjector);
+      const refused = new Promise<string>((resolve) => projector.whenRefused(resolve));
+      await app.init();
+      expect(await refused).toMatch(said);
+      expect(projector.failure).toMatch(/^the topic is misconfigured: /);
+      // a moment for any batch in flight: still nothing stored, dead-lettered or moved
+      await new Promise((r) => setTimeout(r, 1_000));
+      const [stored] = await db.query<{ events: string; dead: string; positions: string }>(
+        `SELECT (SELECT count(*) FROM event_log) AS events, (SELECT count(*) FROM dead_letters) AS dead,
+              (SELECT coalesce(sum(next_offset), 0) FROM projector_offsets) AS positions`,
+      );
+      expect(stored).toEqual({ events: '0', dead: '0', positions: '0' });
+    },
+  );
 });

@@ -34,6 +34,9 @@ export class LiveProjector implements OnApplicationBootstrap, BeforeApplicationS
   /** Why the consumer is not started yet (null once it is). */
   private waiting: string | null = 'starting: looking for the broker and the topic';
   private dead: string | null = null;
+  /** Why the topic's setup is refused (a message showed it cannot be projected correctly), once it is. */
+  private refusal: string | null = null;
+  private onRefusal?: (reason: string) => void;
   private stoppedAt: number | null = null;
   private closing = false;
   private starting?: Promise<void>;
@@ -94,11 +97,29 @@ export class LiveProjector implements OnApplicationBootstrap, BeforeApplicationS
       onStop: () => {
         if (!this.closing) this.stoppedAt = Date.now();
       },
+      onRefused: ({ reason }) => this.refuse(reason),
     });
+  }
+
+  /**
+   * `handler` is called once when a message shows the topic is misconfigured (nothing of it was projected):
+   * the process stops with the reason, which names the fix (main.ts).
+   */
+  whenRefused(handler: (reason: string) => void): void {
+    this.onRefusal = handler;
+    if (this.refusal !== null) handler(this.refusal);
+  }
+
+  private refuse(reason: string): void {
+    if (this.refusal !== null) return;
+    this.refusal = reason;
+    this.log.error(`the projector stops: ${reason}`);
+    this.onRefusal?.(reason);
   }
 
   /** Null while the projector can work; otherwise why it cannot and will not recover by itself. */
   get failure(): string | null {
+    if (this.refusal !== null) return `the topic is misconfigured: ${this.refusal}`;
     if (this.dead !== null) return 'the Kafka consumer stopped for good after a crash (see the logs)';
     if (this.stoppedAt !== null && Date.now() - this.stoppedAt > STOPPED_GRACE_MS)
       return 'the Kafka consumer stopped unexpectedly and was not restarted (see the logs)';

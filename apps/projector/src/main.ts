@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
-import { AppConfig, loadConfigOrExit } from '@flaglens/config';
+import { AppConfig, EXIT_CONFIG, loadConfigOrExit } from '@flaglens/config';
+import { LiveProjector } from './live-projector.service';
 import { ProjectorModule } from './projector.module';
 
 /** The projector's Nest app; its health and metrics port runs on Fastify, as the api does. */
@@ -22,6 +23,11 @@ export async function createProjectorApp(config: AppConfig): Promise<NestFastify
 async function bootstrap(): Promise<void> {
   const config = loadConfigOrExit(); // fail fast, before any connection is attempted
   const app = await createProjectorApp(config);
+  // a topic whose messages show it cannot be projected correctly stops the projector, before anything of it
+  // is projected, with the reason and the fix (logged): a restart would only meet the same messages
+  app.get(LiveProjector).whenRefused(() => {
+    void app.close().finally(() => process.exit(EXIT_CONFIG));
+  });
   await app.listen(config.PROJECTOR_PORT, config.PROJECTOR_HOST);
 }
 

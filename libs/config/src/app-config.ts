@@ -393,6 +393,9 @@ export function redactUrl(url: string): string {
   return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
 }
 
+/** The exit status of a process that refuses its configuration (sysexits' EX_CONFIG). */
+export const EXIT_CONFIG = 78;
+
 /** Loads the config or exits the process with the problem list (for app entry points). */
 export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): AppConfig {
   try {
@@ -400,7 +403,7 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): AppConfi
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`flaglens: ${e.message}\n`);
-      process.exit(78); // EX_CONFIG
+      process.exit(EXIT_CONFIG);
     }
     throw e;
   }

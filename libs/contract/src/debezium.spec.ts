@@ -174,7 +174,13 @@ describe('mapDebeziumChange', () => {
       featureName: null,
       project: null,
     });
-    expect(mapDebeziumChange(sdk)).toEqual({ kind: 'event', id: 2 ** 52 + 1, key: 'instance', value: sdk });
+    expect(mapDebeziumChange(sdk)).toEqual({
+      kind: 'event',
+      id: 2 ** 52 + 1,
+      key: 'instance',
+      value: sdk,
+      contract: true,
+    });
   });
 
   it('skips tombstones', () => {

@@ -24,7 +24,14 @@ import { eventKey, INSTANCE_EVENT_KEY } from './event-key';
  */
 export type DebeziumMapping =
   /** A row of `events` inserted (or read by the snapshot): the contract's event. */
-  | { kind: 'event'; id: number; key: string; value: string }
+  | {
+      kind: 'event';
+      id: number;
+      key: string;
+      value: string;
+      /** the value was already a contract event (SDK usage sharing the topic), not a row of `events` */
+      contract?: true;
+    }
   /** A tombstone (null value, after a delete): nothing to apply. */
   | { kind: 'tombstone' }
   /**
@@ -273,6 +280,7 @@ export function mapDebeziumChange(value: Buffer | string | null | undefined): De
       id: typeof payload.id === 'number' ? payload.id : 0,
       key: eventKey({ featureName: s(payload.featureName), project: s(payload.project) }),
       value: typeof value === 'string' ? value : value.toString('utf8'),
+      contract: true,
     };
   }
 
@@ -300,6 +308,48 @@ export function mapDebeziumChange(value: Buffer | string | null | undefined): De
       'neither a Debezium envelope (op, before, after) nor a flattened row of Unleash events (id, type)',
     key: INSTANCE_EVENT_KEY,
   };
+}
+
+/**
+ * True for a message key as Debezium writes it: the row's primary key as JSON (`{"id": 42}`, or with
+ * Kafka Connect's schema `{"schema": …, "payload": {"id": 42}}`). The contract's keys (a flag's or a project's
+ * name, or `instance`) are never JSON objects.
+ */
+export function isDebeziumRowKey(key: Buffer | string | null | undefined): boolean {
+  if (key === null || key === undefined || key.length === 0) return false;
+  const text = typeof key === 'string' ? key : key.toString('utf8');
+  if (!text.trimStart().startsWith('{')) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (!isObject(parsed)) return false;
+  const { payload } = unwrap(parsed);
+  return isObject(payload) && 'id' in payload;
+}
+
+/**
+ * True for a value that is a Debezium change of Unleash's `events` (the envelope, or the row flattened by
+ * ExtractNewRecordState, with or without Kafka Connect's schema): what a topic fed by Kafka Connect carries,
+ * never a contract event (whose time is `createdAt`, not the column `created_at`).
+ */
+export function isDebeziumChange(value: Buffer | string | null | undefined): boolean {
+  if (value === null || value === undefined || value.length === 0) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof value === 'string' ? value : value.toString('utf8'));
+  } catch {
+    return false;
+  }
+  if (!isObject(parsed)) return false;
+  const { payload } = unwrap(parsed);
+  if (!isObject(payload)) return false;
+  const envelope =
+    typeof payload.op === 'string' && ('after' in payload || 'before' in payload) && isObject(payload.source);
+  const flattened = 'id' in payload && 'type' in payload && 'created_at' in payload;
+  return envelope || flattened;
 }
 
 /** What a topic carries (EVENT_FORMAT): the contract's events, or Debezium's change events of `events`. */

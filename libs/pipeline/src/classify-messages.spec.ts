@@ -56,13 +56,13 @@ describe('classifyMessages', () => {
       't',
       0,
       [
-        { offset: 0, key: Buffer.from('{"id":9}'), value: env('c') },
-        { offset: 1, key: Buffer.from('{"id":9}'), value: null },
-        { offset: 2, key: Buffer.from('{"id":9}'), value: env('u', { ...row, created_by: 'b' }) },
+        { offset: 0, key: Buffer.from('x'), value: env('c') },
+        { offset: 1, key: Buffer.from('x'), value: null },
+        { offset: 2, key: Buffer.from('x'), value: env('u', { ...row, created_by: 'b' }) },
         // Unleash's announcer: announced set, the event unchanged (the row before known): skipped
         {
           offset: 3,
-          key: Buffer.from('{"id":9}'),
+          key: Buffer.from('x'),
           value: env('u', { ...row, announced: true } as typeof row),
         },
       ],
@@ -79,5 +79,110 @@ describe('classifyMessages', () => {
     expect(dead).toHaveLength(1);
     expect(dead[0]).toMatchObject({ offset: 2, code: 'unsupported-change' });
     expect(dead[0].reason).toMatch(/^update of event 9 in Unleash's events table/);
+  });
+});
+
+describe('a misconfigured topic is refused (topicSetupProblem)', () => {
+  const row = (id: number, flag: string) => ({
+    id,
+    created_at: '2026-11-01T10:00:00.123Z',
+    type: 'feature-created',
+    created_by: 'admin',
+    created_by_user_id: 1,
+    data: JSON.stringify({ name: flag, project: 'default', type: 'release' }),
+    pre_data: null,
+    tags: null,
+    feature_name: flag,
+    project: 'default',
+    environment: null,
+  });
+  const envelope = (id: number, flag: string) =>
+    Buffer.from(JSON.stringify({ before: null, after: row(id, flag), op: 'c', source: { table: 'events' } }));
+  const flattened = (id: number, flag: string) => Buffer.from(JSON.stringify(row(id, flag)));
+  const contractEvent = (id: number, flag: string) =>
+    Buffer.from(
+      JSON.stringify({
+        id,
+        createdAt: '2026-11-01T10:00:00.123Z',
+        type: 'feature-created',
+        createdBy: 'admin',
+        featureName: flag,
+        project: 'default',
+        data: null,
+        preData: null,
+        tags: [],
+        environment: null,
+      }),
+    );
+  const classify = (format: 'unleash' | 'debezium', key: string | null, value: Buffer) =>
+    classifyMessages('t', 0, [{ offset: 7, key: key === null ? null : Buffer.from(key), value }], {
+      allowUnknownTypes: true,
+      maxBytes: 1 << 20,
+      format,
+    });
+
+  it.each([['{"id":42}'], ['{"schema":{"type":"struct"},"payload":{"id":42}}'], [' {"id": 42} ']])(
+    'EVENT_FORMAT=debezium, a change keyed by its row (%s): refused, naming the relay',
+    (key) => {
+      const c = classify('debezium', key, envelope(42, 'flag-a'));
+      expect(c.accepted).toEqual([]);
+      expect(c.dead).toEqual([]);
+      expect(c.refused).toEqual({ offset: 7, reason: expect.stringMatching(/straight from Kafka Connect/) });
+      expect(c.refused!.reason).toContain('flaglens source debezium --from');
+      // the same for a change Debezium's key marks even when it is dead-lettered otherwise (an update)
+      const update = Buffer.from(
+        JSON.stringify({
+          before: row(42, 'flag-a'),
+          after: { ...row(42, 'flag-a'), type: 'x' },
+          op: 'u',
+          source: {},
+        }),
+      );
+      expect(classify('debezium', key, update).refused).toBeDefined();
+    },
+  );
+
+  it('EVENT_FORMAT=debezium, a change keyed by something other than its flag (or nothing): refused', () => {
+    expect(classify('debezium', 'flag-b', flattened(42, 'flag-a')).refused?.reason).toMatch(
+      /keyed "flag-b", not by its flag \("flag-a"\)/,
+    );
+    expect(classify('debezium', null, envelope(42, 'flag-a')).refused?.reason).toMatch(/keyed by nothing/);
+  });
+
+  it('EVENT_FORMAT=debezium, what the relay writes is accepted: a change keyed by its flag, a contract event as keyed', () => {
+    const relayed = classify('debezium', 'flag-a', envelope(42, 'flag-a'));
+    expect(relayed.refused).toBeUndefined();
+    expect(relayed.dead).toEqual([]);
+    expect(relayed.accepted).toHaveLength(1);
+    // SDK usage shares the topic, keyed `instance` whatever it names
+    const sdk = classify('debezium', 'instance', contractEvent(43, 'flag-a'));
+    expect(sdk.refused).toBeUndefined();
+    expect(sdk.accepted).toHaveLength(1);
+  });
+
+  it.each([
+    ['the envelope', envelope(42, 'flag-a')],
+    ['the flattened row', flattened(42, 'flag-a')],
+    [
+      'the envelope with a schema',
+      Buffer.from(JSON.stringify({ schema: {}, payload: JSON.parse(envelope(42, 'flag-a').toString()) })),
+    ],
+  ])(
+    'EVENT_FORMAT=unleash, a Debezium change (%s): refused, naming EVENT_FORMAT=debezium',
+    (_what, value) => {
+      const c = classify('unleash', 'flag-a', value);
+      expect(c).toEqual({
+        accepted: [],
+        dead: [],
+        refused: { offset: 7, reason: expect.stringMatching(/set EVENT_FORMAT=debezium/) },
+      });
+    },
+  );
+
+  it('EVENT_FORMAT=unleash: other invalid values are still dead-lettered, valid ones accepted', () => {
+    const c = classify('unleash', 'flag-a', Buffer.from('{"id": 1, "op": "c"}'));
+    expect(c.refused).toBeUndefined();
+    expect(c.dead).toHaveLength(1);
+    expect(classify('unleash', '{"id":42}', contractEvent(42, 'flag-a')).accepted).toHaveLength(1);
   });
 });

@@ -1,4 +1,11 @@
-import { mapDebeziumChange, parseEvent, type DeadLetterCode, type EventFormat } from '@flaglens/contract';
+import {
+  isDebeziumChange,
+  isDebeziumRowKey,
+  mapDebeziumChange,
+  parseEvent,
+  type DeadLetterCode,
+  type EventFormat,
+} from '@flaglens/contract';
 import type { SourcedEvent } from '@flaglens/projections';
 
 export interface IncomingMessage {
@@ -35,6 +42,51 @@ export interface ClassifyOptions {
 export interface Classified {
   accepted: SourcedEvent[];
   dead: DeadLetter[];
+  /**
+   * A message that shows the topic is set up in a way flaglens cannot project correctly (`topicSetupProblem`):
+   * nothing of the batch may be applied, and the consumer stops with `reason`, which names the fix.
+   */
+  refused?: { offset: number; reason: string };
+}
+
+const REPARTITION =
+  'point Debezium at a topic of its own with one partition and run `flaglens source debezium --from <that topic>`, ' +
+  'which writes it to KAFKA_TOPIC keyed by flag (docs/debezium.md, "Per-flag order: repartition")';
+
+/**
+ * Why a message shows that the topic is set up in a way flaglens cannot project correctly, naming the fix;
+ * null when it shows nothing wrong. Pure. The setups docs/debezium.md calls unsupported:
+ * - Debezium's changes fed straight to KAFKA_TOPIC (keyed by the row's `{"id": …}`, or keyed otherwise than
+ *   by the flag): one flag's events are spread over the partitions, and read out of order;
+ * - Debezium's changes on a topic read with EVENT_FORMAT=unleash: every event would be dead-lettered.
+ */
+export function topicSetupProblem(
+  format: EventFormat,
+  key: Buffer | null,
+  value: Buffer | null,
+  mapped?: { key: string; contract?: true },
+): string | null {
+  if (format === 'debezium') {
+    if (isDebeziumRowKey(key))
+      return (
+        `KAFKA_TOPIC receives Debezium's change events straight from Kafka Connect (keyed by the row's id, ` +
+        `${JSON.stringify(key!.toString('utf8').slice(0, 80))}): one flag's events are spread over the partitions ` +
+        `and would be projected out of order. Nothing was projected from them; ${REPARTITION}`
+      );
+    if (mapped && !mapped.contract && (key === null || key.toString('utf8') !== mapped.key))
+      return (
+        `a Debezium change on KAFKA_TOPIC is keyed ${key === null ? 'by nothing' : JSON.stringify(key.toString('utf8').slice(0, 80))}, ` +
+        `not by its flag (${JSON.stringify(mapped.key)}): one flag's events may be spread over the partitions. ` +
+        `Nothing was projected from it; ${REPARTITION}`
+      );
+    return null;
+  }
+  if (isDebeziumChange(value))
+    return (
+      `KAFKA_TOPIC carries Debezium's change events of Unleash's events table, and EVENT_FORMAT is ${format}: ` +
+      `set EVENT_FORMAT=debezium and ${REPARTITION}. Nothing was projected from them`
+    );
+  return null;
 }
 
 // Postgres text cannot hold U+0000; an event whose indexed string fields carry it is rejected here
@@ -54,7 +106,8 @@ export const REDRIVEN_OPTIONS: Omit<ClassifyOptions, 'format'> = {
 };
 
 /**
- * Splits raw messages into accepted events and dead letters. Pure: never throws, never does I/O. A message at
+ * Splits raw messages into accepted events and dead letters, or refuses the batch (`refused`, nothing else) at
+ * a message that shows the topic is misconfigured (`topicSetupProblem`). Pure: never throws, never does I/O. A message at
  * an offset `redriven` names (a dead letter an operator re-drove) is read with `REDRIVEN_OPTIONS`, so a
  * replay keeps what the re-drive accepted.
  */
@@ -67,12 +120,20 @@ export function classifyMessages(
 ): Classified {
   const accepted: SourcedEvent[] = [];
   const dead: DeadLetter[] = [];
+  const format = opts.format ?? 'unleash';
+  const refuse = (m: IncomingMessage, reason: string): Classified => ({
+    accepted: [],
+    dead: [],
+    refused: { offset: m.offset, reason },
+  });
   for (const m of messages) {
     const o = redriven?.(m.offset) ? REDRIVEN_OPTIONS : opts;
     let value = m.value;
-    if (opts.format === 'debezium') {
+    if (format === 'debezium') {
       const d = mapDebeziumChange(m.value);
       if (d.kind === 'tombstone' || d.kind === 'unchanged') continue;
+      const problem = topicSetupProblem(format, m.key, m.value, d.kind === 'event' ? d : undefined);
+      if (problem !== null) return refuse(m, problem);
       if (d.kind === 'rejected') {
         dead.push({
           ...position(topic, partition, m),
@@ -113,6 +174,9 @@ export function classifyMessages(
         ...(m.release === undefined ? {} : { release: m.release }),
       });
     } else {
+      // only a message the contract refuses can be a sign of a misconfigured topic: nothing on the hot path
+      const problem = format === 'debezium' ? null : topicSetupProblem(format, m.key, m.value);
+      if (problem !== null) return refuse(m, problem);
       dead.push({
         ...position(topic, partition, m),
         code: r.code,

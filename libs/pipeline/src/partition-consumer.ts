@@ -48,6 +48,11 @@ export interface PartitionConsumerOptions {
   /** kafkajs's CRASH and STOP events (liveness: `restart: false` means the consumer stopped for good). */
   onCrash?: (info: { error: Error; restart: boolean }) => void;
   onStop?: () => void;
+  /**
+   * A message showed the topic is misconfigured (`topicSetupProblem`): its batch was not applied and its
+   * partition is paused; `reason` names the fix. The owner stops (the live projector exits, a rebuild fails).
+   */
+  onRefused?: (info: { topic: string; partition: number; offset: number; reason: string }) => void;
 }
 
 /** A batch handed to its transaction, and where it lies in its partition. */
@@ -263,10 +268,12 @@ export class PartitionConsumer {
       this.seek(partition, placed.offset);
       return;
     }
-    const { accepted, dead } =
+    const classified =
       early !== undefined && early.from === expected
         ? early.classified
         : this.classify(partition, placed.fresh);
+    if (classified.refused) return this.refuse(partition, classified.refused);
+    const { accepted, dead } = classified;
     await heartbeat().catch(() => undefined);
     const fetched: FetchedBatch = {
       topic,
@@ -386,6 +393,19 @@ export class PartitionConsumer {
         // not running: the next start seeks to the stored positions
       }
     });
+  }
+
+  /** A batch refused for what it shows of the topic's setup: nothing applied, the partition paused. */
+  private refuse(partition: number, { offset, reason }: { offset: number; reason: string }): void {
+    const topic = this.opts.topic;
+    this.positions.delete(partition);
+    this.log.error({ msg: `${topic}[${partition}]@${offset}: ${reason}`, topic, partition, offset });
+    try {
+      this.consumer?.pause([{ topic, partitions: [partition] }]);
+    } catch {
+      // not running: nothing more is fetched anyway
+    }
+    this.opts.onRefused?.({ topic, partition, offset, reason });
   }
 
   /** Kafka's copy of a position (KafkaCommits calls it one at a time per partition); never rejects. */

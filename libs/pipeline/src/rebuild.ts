@@ -162,6 +162,8 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
       (p, id, reason) => log.warn(`${p}: event ${id} not applied: ${reason}`),
     );
     const redriven = await redrivenOffsets(pool, opts.topic);
+    // a message that shows the topic is misconfigured fails the rebuild (nothing of it was applied)
+    let refused: Error | undefined;
     const consumer = new PartitionConsumer(opts.kafka, applier, {
       name: 'Rebuild',
       redriven: (partition, offset) => redriven.get(partition)?.has(offset) === true,
@@ -176,6 +178,7 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
         deadLetters += dead.length;
         for (const d of dead) opts.onDeadLetter?.(d);
       },
+      onRefused: ({ reason }) => (refused ??= new Error(`the rebuild stops: ${reason}`)),
     });
     await consumer.start();
     let switched = false;
@@ -183,6 +186,7 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
     try {
       for (;;) {
         if (opts.signal?.aborted) break;
+        if (refused) throw refused;
         const [mine, live, high] = await Promise.all([
           positions(pool, version.schema, groupId, opts.topic),
           previous

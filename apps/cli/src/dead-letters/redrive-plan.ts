@@ -27,13 +27,15 @@ export function planRedrive(
 ): RedrivePlan {
   const plan: RedrivePlan = { items: [], stillInvalid: [] };
   for (const r of rows) {
-    const { accepted, dead } = classifyMessages(
+    const { accepted, dead, refused } = classifyMessages(
       r.topic,
       r.partition,
       [{ offset: r.offset, key: r.key, value: r.value }],
       opts,
     );
     if (accepted.length === 1) plan.items.push({ deadLetterId: r.id, event: accepted[0] });
+    else if (refused)
+      plan.stillInvalid.push({ deadLetterId: r.id, code: 'misconfigured-topic', reason: refused.reason });
     else plan.stillInvalid.push({ deadLetterId: r.id, code: dead[0].code, reason: dead[0].reason });
   }
   return plan;
