@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { QueryRunner } from 'typeorm';
@@ -15,6 +16,8 @@ import { allProjections, projectionsFor, tablesLeftOut } from './registry';
  * statement of a projection meets a batch larger than the projector sends it.
  */
 export const AS_OF_BATCH = 5000;
+/** Events parsed between two turns of the event loop while replaying (a few milliseconds of work). */
+export const AS_OF_PARSE_SLICE = 250;
 
 /**
  * Tables a checkpoint does not keep: the event log (a read from a checkpoint sees the version's own log up to
@@ -317,7 +320,7 @@ async function replayUpTo(
   if (readOnly) await client.query('SET LOCAL transaction_read_only = on');
   const t1 = performance.now();
 
-  const events = rows.map((r): SourcedEvent => {
+  const sourced = (r: LogRow): SourcedEvent => {
     const parsed = parseEvent(r.body, { allowUnknownTypes: true, maxBytes: Number.MAX_SAFE_INTEGER });
     if (!parsed.ok) throw new Error(`event ${r.id} of the log does not parse: ${parsed.reason}`);
     return {
@@ -332,13 +335,20 @@ async function replayUpTo(
       // after the event that said it
       ...(r.id === release_id && release !== null ? { release } : {}),
     };
-  });
-  for (let i = 0; i < events.length; i += AS_OF_BATCH) {
-    const stored = await appendEvents(client, events.slice(i, i + AS_OF_BATCH), log);
+  };
+  for (let i = 0; i < rows.length; i += AS_OF_BATCH) {
+    // parsed a slice at a time, with a turn of the event loop in between: a long replay in the api must not
+    // hold its probes and other requests back (docs/performance-reads.md)
+    const batch: SourcedEvent[] = [];
+    for (let j = i; j < Math.min(rows.length, i + AS_OF_BATCH); j += AS_OF_PARSE_SLICE) {
+      if (j > 0) await yieldToLoop();
+      for (const r of rows.slice(j, Math.min(j + AS_OF_PARSE_SLICE, i + AS_OF_BATCH))) batch.push(sourced(r));
+    }
+    const stored = await appendEvents(client, batch, log);
     await applyProjections(client, stored, projections);
   }
   return {
-    events: events.length,
+    events: rows.length,
     checkpoint: checkpoint ? checkpoint.upto.toISOString() : null,
     loadMs: t0 - t,
     freshMs: t1 - t0,

@@ -1,0 +1,184 @@
+import { execFile, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { request } from 'node:http';
+import type { SourcedEvent } from '@flaglens/projections';
+import { appendEvents } from '@flaglens/projections';
+import { Database, searchPathOption } from '@flaglens/persistence';
+import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
+import { freePort, httpGet } from '@flaglens/testing/support/http';
+import { startBuiltApp, stopApp } from '@flaglens/testing/support/processes';
+import { waitFor } from '@flaglens/testing/support/wait-for';
+
+/** The largest list the api streams in the issue's measure, read by four readers at once. */
+const BIG = 200_000;
+const READERS = 4;
+/** What a Kubernetes probe allows is 1 s; the api answers its probes in a quarter of that under any read load. */
+const PROBE_BUDGET_MS = 250;
+
+function event(id: number, flag: string, i: number): SourcedEvent {
+  return {
+    event: {
+      id,
+      createdAt: new Date(Date.UTC(2023, 0, 1) + i * 60_000).toISOString(),
+      type: 'feature-strategy-update',
+      createdBy: 'alice@example.com',
+      createdByUserId: 2,
+      environment: 'production',
+      project: 'default',
+      featureName: flag,
+      data: {
+        name: 'flexibleRollout',
+        constraints: [{ contextName: 'region', operator: 'IN', values: ['eu-west', 'us-east'] }],
+        parameters: { rollout: String(i % 100), stickiness: 'default', groupId: flag },
+      },
+      preData: null,
+      tags: [{ value: 'checkout', type: 'team' }],
+    },
+    knownType: true,
+    topic: 'load',
+    partition: 0,
+    offset: id,
+  };
+}
+
+/** Reads a whole answer, as fast as it comes; its status and bytes. */
+function drain(port: number, path: string): Promise<{ status: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path }, (res) => {
+      let bytes = 0;
+      res.on('data', (c: Buffer) => (bytes += c.length));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
+      res.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/**
+ * Reads a whole answer in a process of its own (curl), so that the bytes of the largest answers do not load the
+ * test's own event loop, which times the probes.
+ */
+async function drainElsewhere(port: number, path: string): Promise<{ status: number; bytes: number }> {
+  const { stdout } = await promisify(execFile)(
+    'curl',
+    ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download}', `http://127.0.0.1:${port}${path}`],
+    { maxBuffer: 1024 },
+  );
+  const [status, bytes] = stdout.trim().split(' ').map(Number);
+  return { status, bytes };
+}
+
+const p99 = (xs: number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))];
+
+/**
+ * The api's probes and small reads while it streams its largest answers: four readers of a 200,000-event list,
+ * the insights over ten years and reads as of an instant, all at once. `/health/live` and `/health/ready` answer
+ * within PROBE_BUDGET_MS each time (a liveness probe that times out restarts the pod: a heavy read would become
+ * an outage).
+ */
+describe('probes under the heaviest reads (running api, real Postgres)', () => {
+  let db: TestDatabase;
+  let api: ChildProcess;
+  let port: number;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase('probes_load');
+    const ds = new Database({ url: db.url, max: 1, options: searchPathOption('flaglens_v1') });
+    const c = await ds.connect();
+    try {
+      for (let from = 0; from < BIG; from += 20_000) {
+        const batch = Array.from({ length: 20_000 }, (_, i) => event(from + i + 1, 'big.flag', from + i));
+        await c.query('BEGIN');
+        await appendEvents(c, batch);
+        await c.query('COMMIT');
+      }
+      await c.query('BEGIN');
+      await appendEvents(
+        c,
+        Array.from({ length: 50 }, (_, i) => event(BIG + i + 1, 'small.flag', i)),
+      );
+      await c.query('COMMIT');
+      await c.query('VACUUM ANALYZE event_log');
+    } finally {
+      c.release();
+      await ds.end();
+    }
+    port = await freePort();
+    api = startBuiltApp(
+      'api',
+      { DATABASE_URL: db.url, PORT: String(port), FLAGLENS_AUTH: 'off', LOG_LEVEL: 'warn' },
+      ['ignore', 'pipe', 'pipe'],
+    );
+    api.stdout!.on('data', (d: Buffer) => logs.push(d.toString()));
+    api.stderr!.on('data', (d: Buffer) => logs.push(d.toString()));
+    await waitFor('api ready', async () => (await httpGet(port, '/health/ready')).status === 200, {
+      timeoutMs: 60_000,
+    });
+    // warm: the small read's plan, the probes' paths
+    await drain(port, '/api/admin/events/small.flag');
+  });
+
+  afterAll(async () => {
+    if (api) await stopApp(api);
+    await db?.drop();
+  });
+
+  it(`/health/live and /health/ready answer within ${PROBE_BUDGET_MS} ms while the api streams its largest answers`, async () => {
+    let loading = true;
+    const heavy = (async () => {
+      const lists = Array.from({ length: READERS }, () => drainElsewhere(port, '/api/admin/events/big.flag'));
+      const others = (async () => {
+        const paths = [
+          '/api/admin/insights?from=2016-01-01&to=2025-12-31',
+          '/api/admin/projects/default/overview?at=2023-03-01T00:00:00Z',
+          '/api/admin/events/big.flag?at=2023-02-01T00:00:00Z',
+        ];
+        for (let i = 0; loading; i++) await drainElsewhere(port, paths[i % paths.length]);
+      })();
+      const done = await Promise.all(lists);
+      loading = false;
+      await others;
+      return done;
+    })();
+
+    const timed: Record<string, number[]> = { live: [], ready: [], small: [] };
+    const paths: Record<string, string> = {
+      live: '/health/live',
+      ready: '/health/ready',
+      small: '/api/admin/events/small.flag',
+    };
+    const statuses = new Set<number>();
+    while (loading) {
+      for (const what of ['live', 'ready', 'small']) {
+        const t0 = performance.now();
+        const r = await httpGet(port, paths[what]);
+        timed[what].push(performance.now() - t0);
+        statuses.add(r.status);
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const lists = await heavy;
+    const summary = Object.fromEntries(
+      Object.entries(timed).map(([k, v]) => [
+        k,
+        { n: v.length, p99Ms: Math.round(p99(v)), maxMs: Math.round(Math.max(...v)) },
+      ]),
+    );
+    console.log(
+      `probes and a small read while ${READERS} readers stream ${BIG} events: ${JSON.stringify(summary)}`,
+    );
+    expect(lists.every((l) => l.status === 200 && l.bytes > BIG * 100)).toBe(true);
+    expect([...statuses]).toEqual([200]);
+    expect(timed.live.length).toBeGreaterThan(10);
+    expect({
+      live: summary.live.maxMs <= PROBE_BUDGET_MS,
+      ready: summary.ready.maxMs <= PROBE_BUDGET_MS,
+    }).toEqual({
+      live: true,
+      ready: true,
+    });
+  });
+});
