@@ -27,12 +27,15 @@ module.exports = {
       ...base,
       displayName: 'int',
       testMatch: ['<rootDir>/{apps,libs,scripts}/**/*.int-spec.ts'],
+      // the apps and the CLI these tests start run compiled: dist/ is built first when a source is newer
+      globalSetup: '<rootDir>/scripts/ensure-built.js',
       setupFilesAfterEnv: ['<rootDir>/libs/testing/src/support/jest-long-timeout.ts'],
     },
     {
       ...base,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/scripts/ensure-built.js',
       setupFilesAfterEnv: ['<rootDir>/libs/testing/src/support/jest-long-timeout.ts'],
     },
   ],

@@ -56,7 +56,8 @@ describe('projector start-up and liveness', () => {
     return { status: r.status, body: r.json() as { details?: Record<string, Record<string, unknown>> } };
   };
 
-  async function start(env: Record<string, string>): Promise<void> {
+  /** `fromSource`: through ts-node, as a developer may start it (one start here keeps that path working). */
+  async function start(env: Record<string, string>, fromSource = false): Promise<void> {
     port = await freePort();
     logs = [];
     child = startApp(
@@ -69,6 +70,7 @@ describe('projector start-up and liveness', () => {
         ...env,
       },
       logs,
+      { fromSource },
     );
     await waitFor('health endpoints up', async () => (await httpGet(port, '/health/live')).status > 0, {
       timeoutMs: 60000,
@@ -120,7 +122,7 @@ describe('projector start-up and liveness', () => {
 
   it('started before its topic exists: one clear line, no stack trace, stays up; projects once the topic is created', async () => {
     const name = `flaglens.test.startup.${randomBytes(3).toString('hex')}`;
-    await start({ KAFKA_BROKERS: BROKERS, KAFKA_TOPIC: name });
+    await start({ KAFKA_BROKERS: BROKERS, KAFKA_TOPIC: name }, true);
     await waitsQuietly(8000, new RegExp(`topic ${name.replace(/\./g, '\\.')} does not exist`));
 
     const admin = kafka.admin();

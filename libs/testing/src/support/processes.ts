@@ -4,27 +4,31 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 
-/** Starts one of the apps as a real process (ts-node, transpile-only), with the given environment. */
+/**
+ * Starts one of the apps as a real process with the given environment: compiled (dist/, which the int and
+ * e2e tiers' jest globalSetup builds when a source is newer, scripts/ensure-built.js), as deployed, in about a
+ * second. `fromSource`: through ts-node instead (apps/projector/src/startup.int-spec.ts keeps that path working), in 3-10 s.
+ */
 export function startApp(
   app: 'api' | 'projector',
   env: Record<string, string>,
   logTo?: string[],
+  { fromSource = false }: { fromSource?: boolean } = {},
 ): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    [
-      '-r',
-      'ts-node/register/transpile-only',
-      '-r',
-      'tsconfig-paths/register',
-      join(ROOT, 'apps', app, 'src', 'main.ts'),
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const entry = fromSource
+    ? [
+        '-r',
+        'ts-node/register/transpile-only',
+        '-r',
+        'tsconfig-paths/register',
+        join(ROOT, 'apps', app, 'src', 'main.ts'),
+      ]
+    : ['-r', join(ROOT, 'scripts', 'dist-paths.js'), join(ROOT, 'dist', 'apps', app, 'src', 'main.js')];
+  const child = spawn(process.execPath, entry, {
+    cwd: ROOT,
+    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const sink = (d: Buffer) => {
     if (logTo) logTo.push(d.toString());
     if (process.env.FLAGLENS_TEST_VERBOSE) process.stderr.write(`[${app}] ${d}`);

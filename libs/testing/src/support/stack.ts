@@ -47,7 +47,7 @@ export async function startStack(label: string, extraEnv: Record<string, string>
     await db.drop();
   };
   try {
-    // the apps run under ts-node: on a loaded 2-core machine their start alone has taken over a minute
+    // compiled, the apps start in about a second; a loaded 2-core machine has taken much longer
     await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
       timeoutMs: 120000,
     });
