@@ -33,7 +33,7 @@ const toBool = ({ value }: { value: unknown }) =>
 /**
  * Every environment variable flaglens reads, with its default and its limits.
  * Validated once at start-up: a wrong value stops the process with a message naming the variable.
- * The README's configuration table mirrors this class.
+ * The table of docs/configuration.md mirrors this class (scripts/configuration-doc.spec.ts).
  */
 export class AppConfig {
   @Matches(POSTGRES_URL, { message: 'must be a postgres:// URL' })

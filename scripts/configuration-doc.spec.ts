@@ -1,5 +1,5 @@
 /*
- * The README's configuration table against the config class: the table names exactly the settable fields of
+ * The configuration table of docs/configuration.md against the config class: the table names exactly the settable fields of
  * AppConfig (the properties class-validator validates, read from its metadata at run time), and each default
  * it gives is the class's. A variable added to AppConfig and not documented fails here.
  */
@@ -15,11 +15,11 @@ interface Row {
   meaning: string;
 }
 
-/** The rows of the first table under the README's `## Configuration` heading. */
-function configurationTable(readme: string): Row[] {
-  const lines = readme.split('\n');
-  const start = lines.findIndex((l) => /^##\s+Configuration\s*$/.test(l));
-  if (start < 0) throw new Error('README.md has no "## Configuration" section');
+/** The rows of the first table under the `# Configuration` heading. */
+function configurationTable(doc: string): Row[] {
+  const lines = doc.split('\n');
+  const start = lines.findIndex((l) => /^#{1,2}\s+Configuration\s*$/.test(l));
+  if (start < 0) throw new Error('docs/configuration.md has no "# Configuration" heading');
   const rows: Row[] = [];
   let inTable = false;
   for (const line of lines.slice(start + 1)) {
@@ -47,8 +47,8 @@ function settableFields(): string[] {
   return [...new Set(metadata.map((m) => m.propertyName))].sort();
 }
 
-describe('README configuration table', () => {
-  const rows = configurationTable(readFileSync(join(__dirname, '..', 'README.md'), 'utf8'));
+describe('the configuration table (docs/configuration.md)', () => {
+  const rows = configurationTable(readFileSync(join(__dirname, '..', 'docs', 'configuration.md'), 'utf8'));
   const defaults = new AppConfig() as unknown as Record<string, unknown>;
 
   it('reads the config class and the table', () => {
@@ -67,7 +67,7 @@ describe('README configuration table', () => {
       const value = defaults[r.variable];
       const expected = value === undefined ? '(unset…)' : `\`${String(value)}\``;
       const ok = value === undefined ? r.default.startsWith('(unset') : r.default === expected;
-      return ok ? [] : [`${r.variable}: the README says ${r.default}, the class ${expected}`];
+      return ok ? [] : [`${r.variable}: docs/configuration.md says ${r.default}, the class ${expected}`];
     });
     expect(mismatches).toEqual([]);
   });
