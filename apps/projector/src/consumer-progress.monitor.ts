@@ -3,7 +3,7 @@ import type { Kafka } from 'kafkajs';
 import { Database } from '@flaglens/persistence';
 import { AppConfig } from '@flaglens/config';
 import { topicWatermarks } from '@flaglens/kafka';
-import { assertSchemaName } from '@flaglens/persistence';
+import { appliedOf, ConsumerPositionsReadModel, type ConsumerPositions } from '@flaglens/operations';
 import {
   clearRebuildProgress,
   PartitionProgress,
@@ -11,7 +11,6 @@ import {
   reportRebuildProgress,
   withTimeout,
 } from '@flaglens/observability';
-import { rebuildGroupOf } from '@flaglens/pipeline';
 import { KAFKA } from './tokens';
 
 /** How often the lag is refreshed from the broker and Postgres, also while no batch arrives. */
@@ -36,13 +35,16 @@ export class ConsumerProgressMonitor implements BeforeApplicationShutdown {
   /** The version a rebuild (CLI `rebuild`, another process) is building, while its progress is shown. */
   private rebuilding: number | null = null;
   private closed = false;
+  private readonly positions: ConsumerPositionsReadModel;
 
   constructor(
     @Inject(KAFKA) private readonly kafka: Kafka,
     private readonly config: AppConfig,
-    private readonly db: Database,
+    db: Database,
     private readonly metrics: ProjectorMetrics,
-  ) {}
+  ) {
+    this.positions = new ConsumerPositionsReadModel(() => db.connect());
+  }
 
   start(): void {
     if (this.timer || this.closed) return;
@@ -75,23 +77,27 @@ export class ConsumerProgressMonitor implements BeforeApplicationShutdown {
     const topic = this.config.KAFKA_TOPIC;
     const [marks, stored] = await Promise.allSettled([
       withTimeout(topicWatermarks(this.kafka, topic), CHECK_TIMEOUT_MS, 'watermarks'),
-      this.storedPositions(),
+      // without waiting on locks: a stuck projector must not stall this
+      this.positions.read(this.config.KAFKA_GROUP_ID, topic, { timeoutMs: CHECK_TIMEOUT_MS }),
     ]);
     const now = Date.now();
-    if (stored.status === 'fulfilled') {
-      if (stored.value.schema !== this.activeSchema) {
+    if (stored.status === 'fulfilled' && stored.value.active === null) {
+      this.log.warn({ msg: 'stored positions unavailable: no active projection version', topic });
+    } else if (stored.status === 'fulfilled') {
+      const schema = stored.value.active!.schema;
+      if (schema !== this.activeSchema) {
         // a rebuild switched versions: its positions are other ones
         if (this.activeSchema !== null) this.progress.reset();
-        this.activeSchema = stored.value.schema;
+        this.activeSchema = schema;
       }
-      for (const r of stored.value.rows)
-        this.progress.observeStored(r.partition, Number(r.next_offset), r.last_event_at, now);
+      for (const r of stored.value.positions)
+        this.progress.observeStored(r.partition, r.nextOffset, r.lastEventAt, now);
     } else {
       this.log.warn({ msg: `stored positions unavailable: ${String(stored.reason)}`, topic });
     }
     if (marks.status === 'fulfilled') {
       for (const m of marks.value) this.progress.observeHigh(m.partition, m.high, now);
-      if (stored.status === 'fulfilled') this.publishRebuild(stored.value.building, marks.value);
+      if (stored.status === 'fulfilled') this.publishRebuild(stored.value.rebuild, marks.value);
     } else {
       this.log.warn({ msg: `high-water marks unavailable: ${String(marks.reason)}`, topic });
     }
@@ -103,13 +109,13 @@ export class ConsumerProgressMonitor implements BeforeApplicationShutdown {
    * always scraped, reports its progress from the positions the rebuild stores (events applied so far and
    * the high-water marks it must reach), for the dashboard's rebuild panel.
    */
-  private publishRebuild(building: StoredPositions['building'], marks: { high: number }[]): void {
+  private publishRebuild(building: ConsumerPositions['rebuild'], marks: { high: number }[]): void {
     if (this.rebuilding !== null && this.rebuilding !== building?.version)
       clearRebuildProgress(this.rebuilding);
     this.rebuilding = building?.version ?? null;
     if (!building) return;
     reportRebuildProgress(building.version, {
-      applied: building.offsets.reduce((n, o) => n + o, 0),
+      applied: appliedOf(building.positions),
       target: marks.reduce((n, m) => n + m.high, 0),
     });
   }
@@ -117,55 +123,4 @@ export class ConsumerProgressMonitor implements BeforeApplicationShutdown {
   private publish(now: number): void {
     this.metrics.publishProgress(this.config.KAFKA_GROUP_ID, this.config.KAFKA_TOPIC, this.progress, now);
   }
-
-  /** Stored positions of the active version, without waiting on locks (a stuck projector must not stall this). */
-  private async storedPositions(): Promise<StoredPositions> {
-    const client = await this.db.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(`SET LOCAL lock_timeout = '${CHECK_TIMEOUT_MS}ms'`);
-      await client.query(`SET LOCAL statement_timeout = '${CHECK_TIMEOUT_MS}ms'`);
-      const active = await client.query<{ schema_name: string }>(
-        `SELECT schema_name FROM public.projection_versions WHERE status = 'active'`,
-      );
-      if (active.rows.length === 0) throw new Error('no active projection version');
-      const schema = assertSchemaName(active.rows[0].schema_name);
-      const r = await client.query<{ partition: number; next_offset: string; last_event_at: Date | null }>(
-        `SELECT partition, next_offset, last_event_at FROM ${schema}.projector_offsets WHERE group_id = $1 AND topic = $2`,
-        [this.config.KAFKA_GROUP_ID, this.config.KAFKA_TOPIC],
-      );
-      const building = await client.query<{ version: number; schema_name: string }>(
-        `SELECT version, schema_name FROM public.projection_versions WHERE status = 'building' ORDER BY version DESC LIMIT 1`,
-      );
-      let rebuild: StoredPositions['building'] = null;
-      if (building.rows.length > 0) {
-        const { version, schema_name } = building.rows[0];
-        // a version just registered may not have its tables yet: no progress then, the live lag still counts
-        await client.query('SAVEPOINT rebuild');
-        try {
-          const offsets = await client.query<{ next_offset: string }>(
-            `SELECT next_offset FROM ${assertSchemaName(schema_name)}.projector_offsets WHERE group_id = $1 AND topic = $2`,
-            [rebuildGroupOf(this.config.KAFKA_GROUP_ID, version), this.config.KAFKA_TOPIC],
-          );
-          rebuild = { version, offsets: offsets.rows.map((o) => Number(o.next_offset)) };
-        } catch {
-          await client.query('ROLLBACK TO SAVEPOINT rebuild');
-        }
-      }
-      await client.query('COMMIT');
-      return { schema, rows: r.rows, building: rebuild };
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
-    }
-  }
-}
-
-interface StoredPositions {
-  schema: string;
-  rows: { partition: number; next_offset: string; last_event_at: Date | null }[];
-  /** The version being rebuilt, if any, and the next offsets its rebuild stored. */
-  building: { version: number; offsets: number[] } | null;
 }

@@ -1,3 +1,4 @@
+import type { StoredPosition } from './consumer-positions.read-model';
 import type { OperationsStatus, PartitionState } from './operations.types';
 
 /**
@@ -34,14 +35,6 @@ export function stallState(
   return stillSeconds >= stallSeconds ? 'stalled' : 'behind';
 }
 
-export interface StoredPartition {
-  partition: number;
-  nextOffset: number;
-  lastEventAt: string | null;
-  /** when the stored position last moved */
-  updatedAt: string | null;
-}
-
 /**
  * The Operations page's partitions: those of the broker's high-water marks, or (the broker not answering,
  * `marks` null) those stored, with their lag, their lag in seconds (now − the last applied event's time while
@@ -49,7 +42,7 @@ export interface StoredPartition {
  */
 export function operationsPartitions(
   marks: { partition: number; high: number }[] | null,
-  stored: StoredPartition[],
+  stored: StoredPosition[],
   nowMs: number,
   stallSeconds: number,
 ): OperationsStatus['partitions'] {

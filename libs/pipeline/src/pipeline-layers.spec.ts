@@ -20,7 +20,6 @@ const ORDER = [
   'classify-messages',
   'stage-timing',
   'stage-cost',
-  'rebuild-group',
 ];
 
 const units = readdirSync(__dirname)

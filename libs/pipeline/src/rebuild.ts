@@ -19,7 +19,7 @@ import { BatchApplier } from './batch-applier';
 import type { EventFormat } from '@flaglens/contract';
 import type { DeadLetter } from './classify-messages';
 import { PartitionConsumer } from './partition-consumer';
-import { rebuildGroupOf } from './rebuild-group';
+import { positionsIn, rebuildGroupOf } from '@flaglens/operations';
 
 export interface RebuildOptions {
   url: string;
@@ -78,21 +78,6 @@ export class TopicTruncatedError extends Error {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export { rebuildGroupOf } from './rebuild-group';
-
-async function positions(
-  pool: Pool,
-  schema: string,
-  groupId: string,
-  topic: string,
-): Promise<Map<number, number>> {
-  const r = await pool.query<{ partition: number; next_offset: string }>(
-    `SELECT partition, next_offset FROM ${assertSchemaName(schema)}.projector_offsets WHERE group_id = $1 AND topic = $2`,
-    [groupId, topic],
-  );
-  return new Map(r.rows.map((row) => [row.partition, Number(row.next_offset)]));
-}
 
 const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
@@ -188,9 +173,9 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
         if (opts.signal?.aborted) break;
         if (refused) throw refused;
         const [mine, live, high] = await Promise.all([
-          positions(pool, version.schema, groupId, opts.topic),
+          positionsIn(pool, version.schema, groupId, opts.topic),
           previous
-            ? positions(pool, previous.schema, opts.liveGroupId, opts.topic)
+            ? positionsIn(pool, previous.schema, opts.liveGroupId, opts.topic)
             : Promise.resolve(new Map<number, number>()),
           topicWatermarks(opts.kafka, opts.topic),
         ]);

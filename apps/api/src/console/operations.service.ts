@@ -3,6 +3,8 @@ import type { Admin } from 'kafkajs';
 import { AppConfig } from '@flaglens/config';
 import { createKafka, type PartitionWatermarks } from '@flaglens/kafka';
 import {
+  appliedOf,
+  ConsumerPositionsReadModel,
   deadLetterDetail,
   deadLetterSummary,
   DeadLettersReadModel,
@@ -10,9 +12,8 @@ import {
   type DeadLetterDetail,
   type OperationsStatus,
 } from '@flaglens/operations';
-import { assertSchemaName, rowsVia } from '@flaglens/persistence';
-// the small modules, not the packages' indexes: the api loads no consumer or connector code
-import { rebuildGroupOf } from '@flaglens/pipeline/rebuild-group';
+import { rowsVia } from '@flaglens/persistence';
+// the small module, not the package's index: the api loads no connector code
 import { PositionStore } from '@flaglens/source/position-store';
 import { ProjectionReads } from '../read-db/projection-reads.service';
 
@@ -78,54 +79,30 @@ export class OperationsService implements OnModuleDestroy {
   private async compute(): Promise<OperationsStatus> {
     const { KAFKA_TOPIC: topic, KAFKA_GROUP_ID: group, PROJECTOR_STALL_SECONDS: stallSeconds } = this.config;
     const pool = this.reads.pool();
-    const q = async <T>(sql: string, params: unknown[] = []): Promise<T[]> =>
-      (await pool.query(sql, params)).rows as T[];
     const deadLetters = new DeadLettersReadModel(rowsVia(this.reads));
     let marks: PartitionWatermarks[] | null = null;
     let brokerError: string | null = null;
-    const [marksResult, versions, stored, counts, latest, sources] = await Promise.all([
+    const [marksResult, consumer, counts, latest, sources] = await Promise.all([
       this.watermarks().catch((e: Error) => {
         brokerError = e.message;
         return null;
       }),
-      q<{ version: number; schema_name: string; status: string }>(
-        `SELECT version, schema_name, status FROM public.projection_versions WHERE status IN ('active', 'building') ORDER BY version`,
-      ),
-      q<{ partition: number; next_offset: string; last_event_at: Date | null; updated_at: Date | null }>(
-        `SELECT partition, next_offset, last_event_at, updated_at FROM projector_offsets WHERE group_id = $1 AND topic = $2`,
-        [group, topic],
-      ),
+      new ConsumerPositionsReadModel(() => pool.connect()).read(group, topic),
       deadLetters.counts(),
       deadLetters.list({ limit: 50, order: 'newest' }),
       PositionStore.list(async (sql) => (await pool.query(sql)).rows as unknown[]),
     ]);
     marks = marksResult;
     const nowMs = Date.now();
-    const partitions = operationsPartitions(
-      marks,
-      stored.map((s) => ({
-        partition: s.partition,
-        nextOffset: Number(s.next_offset),
-        lastEventAt: s.last_event_at?.toISOString() ?? null,
-        updatedAt: s.updated_at?.toISOString() ?? null,
-      })),
-      nowMs,
-      stallSeconds,
-    );
-    const active = versions.find((v) => v.status === 'active');
-    const building = versions.filter((v) => v.status === 'building').at(-1);
+    const partitions = operationsPartitions(marks, consumer.positions, nowMs, stallSeconds);
+    const { active, rebuild: building } = consumer;
     let rebuild: OperationsStatus['rebuild'] = null;
     if (building) {
-      const mine = await q<{ n: string }>(
-        `SELECT COALESCE(sum(next_offset), 0) AS n FROM ${assertSchemaName(building.schema_name)}.projector_offsets
-          WHERE group_id = $1 AND topic = $2`,
-        [rebuildGroupOf(group, building.version), topic],
-      ).catch(() => [{ n: '0' }]);
-      const applied = Number(mine[0].n);
+      const applied = appliedOf(building.positions);
       const target = (marks ?? []).reduce((n, m) => n + m.high, 0);
       rebuild = {
         version: building.version,
-        schema: building.schema_name,
+        schema: building.schema,
         applied,
         target,
         percent: target > 0 ? Math.min(100, Math.round((applied / target) * 1000) / 10) : 0,
@@ -137,7 +114,7 @@ export class OperationsService implements OnModuleDestroy {
       group,
       stallSeconds,
       broker: { ok: marks !== null, error: brokerError },
-      projectionVersion: active ? { version: active.version, schema: active.schema_name } : null,
+      projectionVersion: active,
       partitions,
       lag: marks ? partitions.reduce((n, p) => n + (p.lag ?? 0), 0) : null,
       sources: sources.map((x) => ({

@@ -1,14 +1,5 @@
 import type { PartitionWatermarks } from '@flaglens/kafka';
-import { DEFAULT_STALL_SECONDS, lagOf, stallState } from '@flaglens/operations';
-
-export interface StoredPosition {
-  partition: number;
-  nextOffset: number;
-  lastEventAt: string | null;
-  updatedAt: string | null;
-  /** Seconds since the stored position last moved (the database's clock); null when never stored. */
-  idleSeconds?: number | null;
-}
+import { DEFAULT_STALL_SECONDS, lagOf, stallState, type StoredPosition } from '@flaglens/operations';
 
 export interface PartitionStatus {
   partition: number;

@@ -3,8 +3,8 @@ import { AssignerProtocol } from 'kafkajs';
 import { AppConfig } from '@flaglens/config';
 import { createKafka, topicWatermarks, kafkaSecurity } from '@flaglens/kafka';
 import { CliDatabase } from '../cli-database';
-import { DeadLettersReadModel } from '@flaglens/operations';
-import { partitionStatus, statusProblems, type StoredPosition } from './consumer-status';
+import { ConsumerPositionsReadModel, DeadLettersReadModel } from '@flaglens/operations';
+import { partitionStatus, statusProblems } from './consumer-status';
 
 /** The exit code of `status` when a partition is stalled or the consumer group is empty. */
 export const STATUS_UNHEALTHY = 3;
@@ -46,31 +46,9 @@ export class StatusCommand extends CommandRunner {
     const admin = kafka.admin();
     try {
       const db = await this.database.get();
-      const [version] = (await db.query(
-        `SELECT version, schema_name AS schema FROM public.projection_versions WHERE status = 'active'`,
-      )) as { version: number; schema: string }[];
-      const positions = async () =>
-        (
-          (await db.query(
-            `SELECT partition, next_offset, last_event_at, updated_at,
-                    EXTRACT(EPOCH FROM now() - updated_at)::float8 AS idle_seconds
-               FROM projector_offsets WHERE group_id = $1 AND topic = $2`,
-            [group, topic],
-          )) as {
-            partition: number;
-            next_offset: string;
-            last_event_at: Date | null;
-            updated_at: Date | null;
-            idle_seconds: number | null;
-          }[]
-        ).map((r): StoredPosition => ({
-          partition: r.partition,
-          nextOffset: Number(r.next_offset),
-          lastEventAt: r.last_event_at?.toISOString() ?? null,
-          updatedAt: r.updated_at?.toISOString() ?? null,
-          idleSeconds: r.idle_seconds,
-        }));
-      const stored = await positions();
+      const consumer = new ConsumerPositionsReadModel(() => db.connect());
+      const positions = async () => (await consumer.read(group, topic)).positions;
+      const { active: version, positions: stored } = await consumer.read(group, topic);
       const [said] = version
         ? ((await db.query(
             `SELECT r.release, r.event_id::text AS event_id, r.recorded_at FROM (SELECT 1) x
