@@ -1,12 +1,18 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { IdentityReadModel, isRootAdminRole } from '@flaglens/projections';
+import {
+  EventLogReadModel,
+  FlagStateReadModel,
+  IdentityReadModel,
+  isRootAdminRole,
+  ProjectsReadModel,
+} from '@flaglens/projections';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { Visibility } from '../auth/visibility.service';
 import { jsonBody, sendJson } from '../common/json-body';
 import { ApiError, badData, notFound } from '../common/unleash-errors';
-import { ConsoleReads, decodeCursor } from './console-reads.service';
+import { decodeCursor, encodeCursor } from './event-page-cursor';
 import { OperationsService } from './operations.service';
 
 const forbidden = () =>
@@ -28,7 +34,9 @@ function limitOf(v: unknown, max: number, fallback: number): number {
 @Controller('api/admin/console')
 export class ConsoleController {
   constructor(
-    private readonly reads: ConsoleReads,
+    private readonly eventLog: EventLogReadModel,
+    private readonly flagStates: FlagStateReadModel,
+    private readonly projectsReads: ProjectsReadModel,
     private readonly visibility: Visibility,
     private readonly identity: IdentityReadModel,
     private readonly operations: OperationsService,
@@ -43,7 +51,7 @@ export class ConsoleController {
   ): Promise<void> {
     const query = typeof q === 'string' ? q.slice(0, 200).split('\u0000').join('') : '';
     const n = limitOf(limit, 50, 20);
-    const flags = await this.reads.flagNames(query, await this.visibility.hiddenProjects(userId), n);
+    const flags = await this.flagStates.flagNames(query, await this.visibility.hiddenProjects(userId), n);
     await sendJson(res, jsonBody(JSON.stringify({ flags })));
   }
 
@@ -61,18 +69,18 @@ export class ConsoleController {
     const hidden = await this.visibility.hiddenProjects(userId);
     const page = featureName.includes('\u0000')
       ? { eventsJson: '', total: 0, next: null }
-      : await this.reads.eventPage(featureName, hidden, c, n);
+      : await this.eventLog.eventPage(featureName, hidden, c, n);
     await sendJson(
       res,
       jsonBody(
-        `{"toggleName":${JSON.stringify(featureName)},"events":[${page.eventsJson}],"totalEvents":${page.total === null ? 'null' : page.total},"next":${JSON.stringify(page.next)}}`,
+        `{"toggleName":${JSON.stringify(featureName)},"events":[${page.eventsJson}],"totalEvents":${page.total === null ? 'null' : page.total},"next":${JSON.stringify(page.next && encodeCursor(page.next))}}`,
       ),
     );
   }
 
   @Get('projects')
   async projects(@CurrentUser() userId: number, @Res() res: FastifyReply): Promise<void> {
-    const projects = await this.reads.projects(await this.visibility.hiddenProjects(userId));
+    const projects = await this.projectsReads.visibleProjects(await this.visibility.hiddenProjects(userId));
     await sendJson(res, jsonBody(JSON.stringify({ projects })));
   }
 

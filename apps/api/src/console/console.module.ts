@@ -1,13 +1,27 @@
 import { Module } from '@nestjs/common';
+import { FlagStateReadModel, ProjectsReadModel } from '@flaglens/projections';
 import { AuthModule } from '../auth/auth.module';
+import { EventsModule } from '../events/events.module';
+import { ProjectionReads } from '../read-db/projection-reads.service';
 import { ConsoleController } from './console.controller';
-import { ConsoleReads } from './console-reads.service';
 import { OperationsService } from './operations.service';
 
 /** The web console's own reads (its pages are static files: see console-static.ts). */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, EventsModule],
   controllers: [ConsoleController],
-  providers: [ConsoleReads, OperationsService],
+  providers: [
+    OperationsService,
+    {
+      provide: FlagStateReadModel,
+      inject: [ProjectionReads],
+      useFactory: (reads: ProjectionReads) => new FlagStateReadModel(reads),
+    },
+    {
+      provide: ProjectsReadModel,
+      inject: [ProjectionReads],
+      useFactory: (reads: ProjectionReads) => new ProjectsReadModel(reads),
+    },
+  ],
 })
 export class ConsoleModule {}

@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor } from './console-reads.service';
+import { decodeCursor, encodeCursor } from './event-page-cursor';
 
 describe('the console api', () => {
   it('event page cursors round-trip; anything else is refused', () => {

@@ -36,5 +36,7 @@ import { GetFlagEventsHandler, GetLatestEventsHandler } from './get-flag-events.
     EventCreatorsHandler,
     ProjectEventsHandler,
   ],
+  // the console's event pages read through the same read model
+  exports: [EventLogReadModel],
 })
 export class EventsModule {}

@@ -21,10 +21,29 @@ export interface FlagEventList {
 }
 
 /**
- * An event the caller may see: it names no hidden project ($2), neither as its own nor, for a flag's move,
- * as the project it left or joined.
+ * An event the caller may see: it names no hidden project (the parameter `hidden`, a text array), neither as its
+ * own nor, for a flag's move, as the project it left or joined. The one statement of the rule (the event
+ * lists, the console's pages).
  */
-const VISIBLE = `(project IS NULL OR project <> ALL($2::text[])) AND (other_projects IS NULL OR NOT other_projects && $2::text[])`;
+export const visibleTo = (hidden: string): string =>
+  `(project IS NULL OR project <> ALL(${hidden}::text[])) AND (other_projects IS NULL OR NOT other_projects && ${hidden}::text[])`;
+const VISIBLE = visibleTo('$2');
+
+/** A place in a flag's event list (its order: createdAt desc, then id desc), for the next page after it. */
+export interface EventPageCursor {
+  /** createdAt of the page's last event, microseconds since the epoch (decimal) */
+  at: string;
+  id: string;
+}
+
+export interface EventPage {
+  /** the events' wire JSON, newest first */
+  eventsJson: string;
+  /** every visible event of the flag (first page only; null on later pages) */
+  total: number | null;
+  /** where the next (older) page starts; null at the end */
+  next: EventPageCursor | null;
+}
 
 /** A flag's events ($1) that the caller may see, in the list's order. */
 const EVENTS_OF_FLAG = `SELECT body FROM event_log WHERE feature_name = $1 AND ${VISIBLE} ORDER BY created_at DESC, id DESC`;
@@ -210,6 +229,47 @@ export class EventLogReadModel {
   private sampling: Promise<void> | null = null;
 
   constructor(private readonly db: ReadPool) {}
+
+  /**
+   * One page of a flag's visible events, newest first, after `cursor` (keyset on the list's order, so a
+   * flag of 100k events is read a page at a time); the total with the first page only.
+   */
+  async eventPage(
+    featureName: string,
+    hidden: string[],
+    cursor: EventPageCursor | null,
+    limit: number,
+  ): Promise<EventPage> {
+    const pool = this.db.pool();
+    const values: unknown[] = [featureName, hidden, limit + 1];
+    // the cursor's time in microseconds since the epoch: exact, and no text a timestamp parser could refuse
+    const after = cursor
+      ? `AND (created_at, id) < (timestamptz 'epoch' + $4::bigint * interval '1 microsecond', $5::bigint)`
+      : '';
+    if (cursor) values.push(cursor.at, cursor.id);
+    const rows = await pool.query<{ body: string; at: string; id: string }>(
+      `SELECT body, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at, id::text AS id FROM event_log
+        WHERE feature_name = $1 AND ${VISIBLE} ${after} ORDER BY created_at DESC, id DESC LIMIT $3`,
+      values,
+    );
+    const page = rows.rows.slice(0, limit);
+    const last = page.at(-1);
+    const total = cursor
+      ? null
+      : Number(
+          (
+            await pool.query<{ n: string }>(
+              `SELECT count(*) AS n FROM event_log WHERE feature_name = $1 AND ${VISIBLE}`,
+              [featureName, hidden],
+            )
+          ).rows[0].n,
+        );
+    return {
+      eventsJson: page.map((r) => wireFromStored(r.body)).join(','),
+      total,
+      next: rows.rows.length > limit && last ? { at: last.at, id: last.id } : null,
+    };
+  }
 
   /**
    * Every event of the flag (exact, case-sensitive name), leaving out those naming a `hidden` project; with
