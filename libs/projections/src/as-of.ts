@@ -6,7 +6,7 @@ import { parseEvent } from '@flaglens/contract';
 import { assertSchemaName, type RowQueryable } from '@flaglens/persistence';
 import { applyProjections } from './apply-projections';
 import { appendEvents } from './event-log/event-log.projection';
-import { PROJECTIONS_MIGRATIONS } from './migrations';
+import { PROJECTIONS_OWN_MIGRATIONS } from './migrations';
 import { READS_ANYTHING, type Reads } from './change-feed';
 import type { Projection, SourcedEvent } from './projection';
 import { allProjections, projectionsFor, tablesLeftOut } from './registry';
@@ -85,7 +85,7 @@ const sessions = new WeakMap<PoolClient, Session>();
 
 /**
  * The projections' tables, fresh, in the session's temporary schema: the projections' migrations
- * (PROJECTIONS_MIGRATIONS, in the order a new version runs them), with the seeds of a new installation,
+ * (PROJECTIONS_OWN_MIGRATIONS, in the order a new version runs them), with the seeds of a new installation,
  * committed, so that every later transaction of the session that is rolled back finds them fresh again (the
  * dead rows it leaves are reclaimed by `tidyAsOf`).
  * Postgres resolves an unqualified table name in `pg_temp` before any schema of the search path (also inside
@@ -102,7 +102,7 @@ async function freshTables(client: PoolClient): Promise<Session> {
     const runner = {
       query: async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows,
     } as unknown as QueryRunner;
-    for (const m of PROJECTIONS_MIGRATIONS) await new m().up(runner);
+    for (const m of PROJECTIONS_OWN_MIGRATIONS) await new m().up(runner);
     const { rows } = await client.query<{ t: string; cols: string }>(
       `SELECT c.relname AS t, string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', '
                                          ORDER BY a.attnum) AS cols

@@ -31,7 +31,7 @@ import { Lifecycle1763800004620 } from './lifecycle/lifecycle.migration';
  * migrations no projection owns; its unit test fails if a `*.migration.ts` is missing here. A projection's new
  * migration is added to its group; a shipped one is never edited, renamed or removed (docs/architecture.md).
  */
-export const PROJECTIONS_MIGRATIONS: (new () => MigrationInterface)[] = [
+export const PROJECTIONS_OWN_MIGRATIONS: (new () => MigrationInterface)[] = [
   // event log
   EventLog1763800000100,
   EventCounts1763800003400,
@@ -68,4 +68,4 @@ export const PROJECTIONS_MIGRATIONS: (new () => MigrationInterface)[] = [
  * The projections' functions, re-applied with CREATE OR REPLACE after the migrations in every projection version
  * (not migrations: a rule change is a diff of the routine's .sql file, not a new migration copying it).
  */
-export const PROJECTIONS_ROUTINES: { name: string; sql: string }[] = [IDENTITY_APPLY_ROUTINE];
+export const PROJECTIONS_OWN_ROUTINES: { name: string; sql: string }[] = [IDENTITY_APPLY_ROUTINE];

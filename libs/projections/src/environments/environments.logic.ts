@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { bool, data, preData, str, type Skip, int32 } from '../shared';
+import { bool, data, preData, str, type Skip, int32 } from '../event-fields';
 
 /** One environment of the instance (table `environments`). */
 export interface EnvironmentRow {

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { data, str, type Skip, int32 } from '../shared';
+import { data, str, type Skip, int32 } from '../event-fields';
 
 /**
  * Pure update of feature-type lifetimes from `feature-type-updated` (`data: {id, lifetimeDays}`, semantics

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { bool, data, str, type Skip } from '../shared';
+import { bool, data, str, type Skip } from '../event-fields';
 
 /** The current state of one flag (table `flag_state`). */
 export interface FlagRow {

@@ -2,7 +2,7 @@ import { reduceFlagState, type FlagTransition } from '../flag-state/flag-state.l
 import { testEvent as ev } from '@flaglens/testing/test-events';
 import fc from 'fast-check';
 import { earliestInvalidated, insightsChanges, isoWeekId, weekStart } from './insights.logic';
-import { utcDay, utcDays } from '../shared';
+import { utcDay, utcDays } from '../time';
 
 describe('insights pure logic', () => {
   it('utcDay cuts a UTC normal form and converts any other form; weekStart is the Monday, however often asked', () => {

@@ -1,8 +1,7 @@
 import type { FlagEvent } from '@flaglens/contract';
 import type { FlagRow, FlagTransition } from '../flag-state/flag-state.logic';
-import { data, int, preData, str, utcDays } from '../shared';
-
-const DAY_MS = 86_400_000;
+import { data, int, preData, str } from '../event-fields';
+import { DAY_MS, utcDays } from '../time';
 
 /** Mondays by day: a batch has few distinct days, and this runs per event (bounded, cleared when full). */
 const mondays = new Map<string, string>();

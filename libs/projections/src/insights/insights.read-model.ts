@@ -1,3 +1,4 @@
+import { DAY_MS, WEEK_MS } from '../time';
 import type { RowQueryable } from '@flaglens/persistence';
 import { healthRating } from '../overview/overview.read-model';
 import { firstProductionEnable } from '../time-to-production/first-production-enable.read-model';
@@ -336,8 +337,6 @@ const endOfDay = (d: string) => `${d}T23:59:59.999Z`;
 /** The most weeks one report covers, unless told otherwise: ten years. */
 export const DEFAULT_INSIGHTS_MAX_WEEKS = 520;
 
-const DAY_MS = 86_400_000;
-
 /** The Monday (`YYYY-MM-DD`) of the week of a UTC day. */
 export function mondayOf(day: string): string {
   const t = Date.parse(`${day}T00:00:00Z`);
@@ -346,7 +345,7 @@ export function mondayOf(day: string): string {
 
 /** How many weeks (Monday to Monday, both counted) the range [from, to] spans. */
 export function weeksSpanned(from: string, to: string): number {
-  return Math.floor((Date.parse(mondayOf(to)) - Date.parse(mondayOf(from))) / (7 * DAY_MS)) + 1;
+  return Math.floor((Date.parse(mondayOf(to)) - Date.parse(mondayOf(from))) / WEEK_MS) + 1;
 }
 
 export class InsightsReadModel {
@@ -416,7 +415,7 @@ export class InsightsReadModel {
     hidden: readonly string[] = [],
   ): Promise<InstanceInsights> {
     const today = now.toISOString().slice(0, 10);
-    const earliest = new Date(Date.parse(mondayOf(today)) - (this.maxWeeks - 1) * 7 * DAY_MS)
+    const earliest = new Date(Date.parse(mondayOf(today)) - (this.maxWeeks - 1) * WEEK_MS)
       .toISOString()
       .slice(0, 10);
     const p = [today, range.from, range.to, earliest];

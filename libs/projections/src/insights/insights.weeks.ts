@@ -1,7 +1,7 @@
+import { DAY_MS, WEEK_MS } from '../time';
 import type { PoolClient } from 'pg';
 import { DEFAULT_INSIGHTS_MAX_WEEKS, mondayOf, PROJECT_FLAGS_SQL } from './insights.read-model';
 
-const DAY_MS = 86_400_000;
 const addDays = (day: string, n: number) => new Date(Date.parse(day) + n * DAY_MS).toISOString().slice(0, 10);
 
 /**
@@ -125,5 +125,5 @@ export async function storeInsightsWeeks(
     `UPDATE insights_weeks_stored SET valid_from = $1, valid_until = $2, base_at = $2, first_day = $3`,
     [earliest, target, m.first],
   );
-  return from < target ? Math.round((Date.parse(target) - Date.parse(from)) / (7 * DAY_MS)) : 0;
+  return from < target ? Math.round((Date.parse(target) - Date.parse(from)) / WEEK_MS) : 0;
 }

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { data, str } from '../shared';
+import { data, str } from '../event-fields';
 
 /**
  * A flag's lifecycle (Unleash 6.x+ `feature_lifecycles`; semantics: unleash-server

@@ -4,7 +4,7 @@ import type { UnleashRelease } from '@flaglens/contract';
  * The read-time rules of the overview (semantics §3.3, §3.4) as pure functions. The read model applies the
  * same rules in SQL; `overview.int-spec.ts` checks that both agree on a generated history.
  */
-import { DAY_MS } from './overview.read-model';
+import { DAY_MS } from '../time';
 
 const t = (iso: string | Date) => (typeof iso === 'string' ? Date.parse(iso) : iso.getTime());
 

@@ -14,8 +14,6 @@ export interface ProjectAccessReader {
   favorite(projectId: string, userId: number): Promise<boolean>;
 }
 
-export const DAY_MS = 86_400_000;
-
 /**
  * What a project's overview reads (its body: state and activity), by project: a notice naming one of these
  * tables at a project (or at one of its flags: the feed names their projects) drops that project's overview

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { utcDay } from '../shared';
+import { utcDay } from '../time';
 
 export interface ActivityRow {
   project: string;

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { data, type Skip } from '../shared';
+import { data, type Skip } from '../event-fields';
 
 /**
  * One (project, environment) row. `linked`: true (linked by project-created's list or

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { data, str, type Skip, int32 } from '../shared';
+import { data, str, type Skip, int32 } from '../event-fields';
 
 /** Settings and lifecycle of one project (table `projects`). */
 export interface ProjectRow {

@@ -1,5 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
-import { data, str, type Skip } from '../shared';
+import { data, str, type Skip } from '../event-fields';
 
 export interface SdkSeen {
   /** first and last time (event createdAt) an SDK reported it */

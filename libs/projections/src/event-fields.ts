@@ -1,6 +1,6 @@
 import type { FlagEvent } from '@flaglens/contract';
 
-/** Helpers shared by the projections' pure update logic. */
+/** An event's fields read defensively: the projections' pure update logic reads `data` and `preData` with these. */
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 export const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
@@ -23,21 +23,4 @@ export const int32 = (v: unknown): number | undefined => {
 export interface Skip {
   eventId: number;
   reason: string;
-}
-
-/** Shaped like `toISOString()` (24 characters, `T`, `Z`): its first ten characters are its UTC day. */
-const isUtcNormalForm = (iso: string): boolean =>
-  iso.length === 24 && iso.charCodeAt(23) === 90 /* Z */ && iso.charCodeAt(10) === 84; /* T */
-
-/** The UTC day (`YYYY-MM-DD`) of an instant; an instant already in UTC normal form (`…Z`) is just cut. */
-export const utcDay = (iso: string): string =>
-  isUtcNormalForm(iso) ? iso.slice(0, 10) : new Date(iso).toISOString().slice(0, 10);
-
-/**
- * `utcDay` for a run of instants: one that falls on the day of the one before gives that day's string again,
- * with nothing cut (a batch's events mostly share a few days).
- */
-export function utcDays(): (iso: string) => string {
-  let last = '';
-  return (iso) => (last !== '' && isUtcNormalForm(iso) && iso.startsWith(last) ? last : (last = utcDay(iso)));
 }
