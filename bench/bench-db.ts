@@ -1,6 +1,6 @@
 import { Client, type PoolClient } from 'pg';
 import { Database, migrateDatabase, searchPathOption } from '@flaglens/persistence';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
+import { META_MIGRATIONS, VERSION_SCHEMA_MIGRATIONS, VERSION_SCHEMA_ROUTINES } from '../migrations';
 
 const BASE = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
 export const withDb = (db: string) => Object.assign(new URL(BASE), { pathname: `/${db}` }).toString();
@@ -15,7 +15,7 @@ export async function freshDatabase(name: string): Promise<string> {
   const url = withDb(name);
   const migrator = new Client({ connectionString: url });
   await migrator.connect();
-  await migrateDatabase(url, migrator, META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES);
+  await migrateDatabase(url, migrator, META_MIGRATIONS, VERSION_SCHEMA_MIGRATIONS, VERSION_SCHEMA_ROUTINES);
   await migrator.end();
   return url;
 }

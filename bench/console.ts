@@ -24,7 +24,7 @@ import { loadConfig } from '@flaglens/config';
 import { Database, migrateDatabase, searchPathOption } from '@flaglens/persistence';
 import { allProjections, applyProjections, appendEvents, type SourcedEvent } from '@flaglens/projections';
 import { generateHistory } from '@flaglens/testing/generate-history';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
+import { META_MIGRATIONS, VERSION_SCHEMA_MIGRATIONS, VERSION_SCHEMA_ROUTINES } from '../migrations';
 import { createApiApp } from '../apps/api/src/main';
 import { launchChromium } from '@flaglens/testing/support/browser';
 import { freePort } from '@flaglens/testing/support/http';
@@ -62,7 +62,7 @@ async function load(): Promise<string> {
   if (!reuse) {
     const migrator = new Client({ connectionString: url });
     await migrator.connect();
-    await migrateDatabase(url, migrator, META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES);
+    await migrateDatabase(url, migrator, META_MIGRATIONS, VERSION_SCHEMA_MIGRATIONS, VERSION_SCHEMA_ROUTINES);
     await migrator.end();
   }
   const ds = new Database({

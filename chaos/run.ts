@@ -37,7 +37,7 @@ import { InsightsReadModel, IdentityReadModel } from '@flaglens/projections';
 import { generateHistory, prng } from '@flaglens/testing/generate-history';
 import { runRebuild } from '@flaglens/pipeline';
 import { loadConfig } from '@flaglens/config';
-import { PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
+import { VERSION_SCHEMA_MIGRATIONS, VERSION_SCHEMA_ROUTINES } from '../migrations';
 import { allAnswers } from '@flaglens/testing/support/answers';
 import { createTestDatabase } from '@flaglens/testing/support/test-database';
 import { createTestTopic } from '@flaglens/testing/support/test-kafka';
@@ -431,8 +431,8 @@ async function run(
       kafka,
       topic,
       liveGroupId: GROUP,
-      projectionMigrations: PROJECTION_MIGRATIONS,
-      projectionRoutines: PROJECTION_ROUTINES,
+      projectionMigrations: VERSION_SCHEMA_MIGRATIONS,
+      projectionRoutines: VERSION_SCHEMA_ROUTINES,
       concurrency: 2,
       sessionTimeoutMs: 6000,
       // as the projectors (started with the default ACCEPT_UNKNOWN_EVENT_TYPES) apply them

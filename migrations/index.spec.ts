@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { MigrationInterface } from 'typeorm';
-import { META_MIGRATIONS, migrationName, migrationTimestamp, PROJECTION_MIGRATIONS } from './index';
+import { META_MIGRATIONS, migrationName, migrationTimestamp, VERSION_SCHEMA_MIGRATIONS } from './index';
 
 type Migration = new () => MigrationInterface;
 
@@ -43,7 +43,7 @@ const SHIPPED = {
 
 const LISTS: [string, Migration[]][] = [
   ['meta', META_MIGRATIONS],
-  ['projection', PROJECTION_MIGRATIONS],
+  ['projection', VERSION_SCHEMA_MIGRATIONS],
 ];
 
 /** Files under `dir` whose name matches `pattern` (node_modules and dot-folders skipped). */
@@ -89,7 +89,7 @@ describe('migrations: one ordered list (migrations/index.ts)', () => {
       ...files(join(ROOT, 'libs'), /\.migration\.ts$/),
       ...files(join(ROOT, 'migrations'), /^\d{13}-.+\.ts$/),
     ];
-    const registered = [...META_MIGRATIONS, ...PROJECTION_MIGRATIONS];
+    const registered = [...META_MIGRATIONS, ...VERSION_SCHEMA_MIGRATIONS];
     const missing: string[] = [];
     const found = new Set<Migration>();
     for (const file of sources) {

@@ -1,6 +1,6 @@
 import { MigrationInterface } from 'typeorm';
 import type { Routine } from '@flaglens/persistence';
-import { PROJECTIONS_MIGRATIONS, PROJECTIONS_ROUTINES } from '@flaglens/projections/migrations';
+import { PROJECTIONS_OWN_MIGRATIONS, PROJECTIONS_OWN_ROUTINES } from '@flaglens/projections/migrations';
 import { Meta1763800000000 } from './1763800000000-meta';
 import { ProjectorOffsets1763800000050 } from './1763800000050-projector-offsets';
 import { PersonalAccessTokens1763800000210 } from './1763800000210-personal-access-tokens';
@@ -33,7 +33,7 @@ function inTimestampOrder(migrations: Migration[]): Migration[] {
  *
  * META_MIGRATIONS run in `public` (what survives rebuilds: dead letters, the version registry, tokens): the
  * files of this folder.
- * PROJECTION_MIGRATIONS run in every projection version's schema (`flaglens_v<N>`): on the active version by
+ * VERSION_SCHEMA_MIGRATIONS run in every projection version's schema (`flaglens_v<N>`): on the active version by
  * `npm run migrate`, and in full on the new version a rebuild creates. The projection tables' migrations live
  * beside their projection and come from the projections library (libs/projections/src/migrations.ts); they use
  * unqualified table names.
@@ -44,13 +44,13 @@ export const META_MIGRATIONS: Migration[] = inTimestampOrder([
   SourcePositions1763800004000,
 ]);
 
-export const PROJECTION_MIGRATIONS: Migration[] = inTimestampOrder([
+export const VERSION_SCHEMA_MIGRATIONS: Migration[] = inTimestampOrder([
   ProjectorOffsets1763800000050,
-  ...PROJECTIONS_MIGRATIONS,
+  ...PROJECTIONS_OWN_MIGRATIONS,
 ]);
 
 /**
  * Functions of every projection version, re-applied with CREATE OR REPLACE after the projection migrations
  * (not migrations: a rule change is a diff of the routine's .sql file, not a new migration copying it).
  */
-export const PROJECTION_ROUTINES: Routine[] = PROJECTIONS_ROUTINES;
+export const VERSION_SCHEMA_ROUTINES: Routine[] = PROJECTIONS_OWN_ROUTINES;

@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { loadConfigOrExit, redactUrl } from '@flaglens/config';
 import { ensureDatabase, migrateDatabase, openClient } from '@flaglens/persistence';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../migrations';
+import { META_MIGRATIONS, VERSION_SCHEMA_MIGRATIONS, VERSION_SCHEMA_ROUTINES } from '../migrations';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -17,8 +17,8 @@ async function main(): Promise<void> {
       config.DATABASE_URL,
       client,
       META_MIGRATIONS,
-      PROJECTION_MIGRATIONS,
-      PROJECTION_ROUTINES,
+      VERSION_SCHEMA_MIGRATIONS,
+      VERSION_SCHEMA_ROUTINES,
     );
     const applied = [...r.meta, ...r.projection];
     console.log(

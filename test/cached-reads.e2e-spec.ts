@@ -51,7 +51,7 @@ function getRaw(
 }
 
 /**
- * The hot path of the reads (apps/api/src/auth/cached-reads.ts): a cached answer to a cached caller is sent
+ * The hot path of the reads (apps/api/src/reads/cached-reads.ts): a cached answer to a cached caller is sent
  * before the Nest pipeline (no guard, no query bus, no per-request log line), with the same bytes, headers,
  * ETag and 304 as the full path; what is not cached takes the full path.
  */

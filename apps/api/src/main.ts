@@ -32,7 +32,7 @@ export async function createApiApp(config: AppConfig): Promise<NestFastifyApplic
   const adapter = apiAdapter();
   // before Nest registers its middleware (NestFactory.create): one synchronous hook sets the security headers
   // (helmet's, computed once: common/security-headers.ts) and answers a cached caller without the Nest pipeline
-  // nor its per-request logging when the answer is cached, or loaded by the route's loader (auth/cached-reads.ts);
+  // nor its per-request logging when the answer is cached, or loaded by the route's loader (reads/cached-reads.ts);
   // anything else goes on
   const instance = adapter.getInstance();
   const security = securityHeaders();

@@ -8,7 +8,7 @@ import { EventLogReadModel, makeCheckpoint } from '@flaglens/projections';
 import { generateHistory } from '@flaglens/testing/generate-history';
 import { allAnswers } from '@flaglens/testing/support/answers';
 import { createProjectorApp } from './main';
-import { PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../../migrations';
+import { VERSION_SCHEMA_MIGRATIONS, VERSION_SCHEMA_ROUTINES } from '../../../migrations';
 import { createTestDatabase, TestDatabase } from '@flaglens/testing/support/test-database';
 import {
   BROKERS,
@@ -51,8 +51,8 @@ describe('rebuild with zero read downtime', () => {
       kafka,
       topic,
       liveGroupId: LIVE,
-      projectionMigrations: PROJECTION_MIGRATIONS,
-      projectionRoutines: PROJECTION_ROUTINES,
+      projectionMigrations: VERSION_SCHEMA_MIGRATIONS,
+      projectionRoutines: VERSION_SCHEMA_ROUTINES,
       concurrency: 2,
       sessionTimeoutMs: 6000,
       allowUnknownTypes: false,

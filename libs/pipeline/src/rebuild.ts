@@ -28,7 +28,7 @@ export interface RebuildOptions {
   /** The live projector's group: its positions are what the new version must reach before the switch. */
   liveGroupId: string;
   projectionMigrations: (new () => MigrationInterface)[];
-  /** The projection routines (functions) re-applied after the migrations (PROJECTION_ROUTINES, migrations/index.ts). */
+  /** The projection routines (functions) re-applied after the migrations (VERSION_SCHEMA_ROUTINES, migrations/index.ts). */
   projectionRoutines?: Routine[];
   concurrency: number;
   sessionTimeoutMs: number;

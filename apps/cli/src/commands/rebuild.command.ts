@@ -3,7 +3,7 @@ import { Presets, SingleBar } from 'cli-progress';
 import { AppConfig } from '@flaglens/config';
 import { createKafka, kafkaSecurity } from '@flaglens/kafka';
 import { runRebuild, TopicTruncatedError } from '@flaglens/pipeline';
-import { PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../../../migrations';
+import { VERSION_SCHEMA_MIGRATIONS, VERSION_SCHEMA_ROUTINES } from '../../../../migrations';
 import { terminalJson, terminalText } from '../terminal-text';
 
 export interface RebuildFlags {
@@ -44,8 +44,8 @@ export async function rebuildWithProgress(config: AppConfig, flags: RebuildFlags
       kafka,
       topic: config.KAFKA_TOPIC,
       liveGroupId: config.KAFKA_GROUP_ID,
-      projectionMigrations: PROJECTION_MIGRATIONS,
-      projectionRoutines: PROJECTION_ROUTINES,
+      projectionMigrations: VERSION_SCHEMA_MIGRATIONS,
+      projectionRoutines: VERSION_SCHEMA_ROUTINES,
       concurrency: config.PROJECTOR_CONCURRENCY,
       sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
       allowUnknownTypes: config.ACCEPT_UNKNOWN_EVENT_TYPES,

@@ -8,7 +8,7 @@ import {
   migrateDatabase,
   searchPathOption,
 } from '@flaglens/persistence';
-import { META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES } from '../../../../migrations';
+import { META_MIGRATIONS, VERSION_SCHEMA_MIGRATIONS, VERSION_SCHEMA_ROUTINES } from '../../../../migrations';
 
 const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/flaglens';
 
@@ -55,7 +55,7 @@ export async function createTestDatabase(label: string, baseUrl = BASE_URL): Pro
   // a Postgres restart (chaos run) ends the connection: later queries fail; the process must not crash
   client.on('error', () => undefined);
   await client.connect();
-  await migrateDatabase(url, client, META_MIGRATIONS, PROJECTION_MIGRATIONS, PROJECTION_ROUTINES);
+  await migrateDatabase(url, client, META_MIGRATIONS, VERSION_SCHEMA_MIGRATIONS, VERSION_SCHEMA_ROUTINES);
   // unqualified names resolve in the active projection version, then public
   const useActive = async () => {
     const active = await activeVersion(client);
