@@ -1,15 +1,14 @@
 import { Logger } from '@nestjs/common';
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { classifyFailure, retryTransient, type RetryOptions } from '@flaglens/persistence';
+import { retryTransient, type RetryOptions } from '@flaglens/persistence';
 import type { SourcedEvent } from '@flaglens/projections';
 import { RELEASE_HEADER, releaseFromHeader, type EventFormat } from '@flaglens/contract';
-import type { ApplyOutcome, BatchApplier, BatchToApply } from './batch-applier';
+import type { ApplyOutcome, BatchApplier } from './batch-applier';
 import { BatchGrouping, type Applied } from './batch-grouping';
-import { OffsetConflictError } from './batch-transaction';
 import { classifyMessages, type Classified, type DeadLetter } from './classify-messages';
 import { placeFetched } from './fetched-batch';
 import { KafkaCommits } from './kafka-commits';
-import { PartitionBackoff } from './partition-backoff';
+import { PartitionControl, type FetchedBatch } from './partition-control';
 
 export interface PartitionConsumerOptions {
   topic: string;
@@ -55,30 +54,23 @@ export interface PartitionConsumerOptions {
   onRefused?: (info: { topic: string; partition: number; offset: number; reason: string }) => void;
 }
 
-/** A batch handed to its transaction, and where it lies in its partition. */
-type FetchedBatch = BatchToApply & { first: number; last: number; size: number; highWatermark: number };
-
 /**
- * The Kafka side of a projector (the live one, or a rebuild): kafkajs eachBatch with auto-commit off.
- * Postgres holds the positions; Kafka's committed offsets follow them so standard lag tools see progress.
- * It owns the consumer's lifecycle (join, seek to the stored positions, pause and backoff, stop) and hands each
- * batch down to its transaction (BatchGrouping, then BatchApplier); nothing below calls back into it.
+ * The Kafka side of a projector (the live one, or a rebuild): kafkajs eachBatch with auto-commit off. Postgres
+ * holds the positions (Kafka's committed offsets follow them, for lag tools). It owns the consumer's lifecycle
+ * and hands each batch down to its transaction (BatchGrouping, then BatchApplier); its partitions' positions,
+ * seeks, pauses and backoff are PartitionControl's. Nothing below calls back into it.
  */
 export class PartitionConsumer {
   private readonly log: Logger;
   private consumer?: Consumer;
   private readonly grouping: BatchGrouping;
-  private readonly backoff = new PartitionBackoff();
+  private readonly partitions: PartitionControl;
   private readonly kafkaCommits: KafkaCommits;
   /** Decodes and validates a batch's messages (the `classify` stage). */
   private readonly classify: (
     partition: number,
     messages: EachBatchPayload['batch']['messages'],
   ) => Classified;
-  /** partition -> next offset this consumer believes is stored in Postgres */
-  private readonly positions = new Map<number, number>();
-  /** partition -> offset we last sought to because a batch started past the stored position */
-  private readonly soughtTo = new Map<number, number>();
   /**
    * partition -> the batch whose transaction is in flight (its promise never rejects). While it runs, kafkajs
    * already hands over the partition's next batch, which is classified meanwhile and applied once this one is
@@ -96,8 +88,18 @@ export class PartitionConsumer {
   ) {
     this.log = new Logger(opts.name ?? 'PartitionConsumer');
     this.grouping = new BatchGrouping(applier, opts.concurrency);
-    this.kafkaCommits = new KafkaCommits((partition, offset) => this.commitToKafka(partition, offset));
-    const redriven = opts.redriven;
+    this.kafkaCommits = new KafkaCommits((partition, offset) =>
+      this.partitions.commitToKafka(partition, offset),
+    );
+    this.partitions = new PartitionControl(
+      opts.topic,
+      this.log,
+      () => this.consumer,
+      (partition) => applier.loadPosition(opts.topic, partition),
+      () => this.stopping,
+      opts.onRefused,
+    );
+    const { redriven } = opts;
     this.classify = applier.timer.sync('classify', (partition, messages) =>
       classifyMessages(
         opts.topic,
@@ -116,7 +118,6 @@ export class PartitionConsumer {
 
   /** Partitions assigned to this member at the last join. */
   assigned: number[] = [];
-
   get isJoined(): boolean {
     return this.joined;
   }
@@ -149,11 +150,8 @@ export class PartitionConsumer {
       this.log.log(
         `joined group ${e.payload.groupId} as ${e.payload.memberId}; partitions ${JSON.stringify(mine)}`,
       );
-      this.positions.clear();
-      this.soughtTo.clear();
-      // a wait from before the join is moot: every partition restarts from its stored position
-      this.backoff.rejoined();
-      void this.seekToStoredPositions(mine);
+      this.partitions.rejoined();
+      void this.partitions.seekToStoredPositions(mine);
     });
     consumer.on(consumer.events.CRASH, (e) => {
       this.joined = false;
@@ -183,31 +181,11 @@ export class PartitionConsumer {
   /** Finishes the batch in flight, then leaves the group. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.backoff.stop();
+    this.partitions.backoff.stop();
     // kafkajs finishes the batch it is handing over before it disconnects; then the transactions in flight end
     await this.consumer?.disconnect().catch((e) => this.log.warn(`disconnect: ${(e as Error).message}`));
     await Promise.all([...this.inFlight.values()].map((f) => f.done));
     await this.kafkaCommits.settled();
-  }
-
-  private async seekToStoredPositions(partitions: number[]): Promise<void> {
-    const topic = this.opts.topic;
-    for (const partition of partitions) {
-      try {
-        const stored = await this.applier.loadPosition(topic, partition);
-        this.seek(partition, stored);
-      } catch (e) {
-        this.log.warn({
-          msg: `could not seek ${topic}[${partition}] to its stored position: ${(e as Error).message}`,
-          topic,
-          partition,
-        });
-      }
-    }
-  }
-
-  private seek(partition: number, offset: number): void {
-    this.consumer?.seek({ topic: this.opts.topic, partition, offset: String(offset) });
   }
 
   private async handleBatch({
@@ -250,29 +228,29 @@ export class PartitionConsumer {
           };
     if (previous !== undefined) await previous.done;
     // the partition waits out a failed batch: it was sought back to its stored position and is paused
-    if (this.backoff.isWaiting(partition)) return;
+    if (this.partitions.backoff.isWaiting(partition)) return;
 
-    let expected = this.positions.get(partition);
+    let expected = this.partitions.positions.get(partition);
     if (expected === undefined) {
       expected = await retryTransient(() => this.applier.loadPosition(topic, partition), retry);
-      this.positions.set(partition, expected);
+      this.partitions.positions.set(partition, expected);
     }
-    const placed = placeFetched(batch.messages, expected, this.soughtTo.get(partition));
+    const placed = placeFetched(batch.messages, expected, this.partitions.soughtTo.get(partition));
     if (placed.kind === 'stored') {
       resolveOffset(String(placed.last));
-      if (placed.seekTo !== undefined) this.seek(partition, placed.seekTo);
+      if (placed.seekTo !== undefined) this.partitions.seek(partition, placed.seekTo);
       return;
     }
     if (placed.kind === 'seek-back') {
-      this.soughtTo.set(partition, placed.offset);
-      this.seek(partition, placed.offset);
+      this.partitions.soughtTo.set(partition, placed.offset);
+      this.partitions.seek(partition, placed.offset);
       return;
     }
     const classified =
       early !== undefined && early.from === expected
         ? early.classified
         : this.classify(partition, placed.fresh);
-    if (classified.refused) return this.refuse(partition, classified.refused);
+    if (classified.refused) return this.partitions.refuse(partition, classified.refused);
     const { accepted, dead } = classified;
     await heartbeat().catch(() => undefined);
     const fetched: FetchedBatch = {
@@ -289,10 +267,10 @@ export class PartitionConsumer {
     };
     const done = retryTransient(() => this.grouping.submit(fetched), retry).then(
       (applied) => this.applied(fetched, applied, heartbeat),
-      (e: unknown) => this.failed(fetched, e, retry),
+      (e: unknown) => this.partitions.failed(fetched, e, retry),
     );
     // never rejects: anything unexpected (a seek refused while kafkajs restarts, a listener's error) is a failure
-    const settled = done.catch((e: unknown) => this.retryLater(fetched, e));
+    const settled = done.catch((e: unknown) => this.partitions.retryLater(fetched, e));
     this.inFlight.set(partition, { done: settled, nextOffset: placed.nextOffset });
     // kafkajs fetches the partition's next batch while this one's transaction runs; Postgres stays the
     // source of truth for positions (a batch that fails is fetched again from the stored position)
@@ -303,16 +281,7 @@ export class PartitionConsumer {
   private applied(b: FetchedBatch, { outcome, seconds }: Applied, heartbeat: () => Promise<void>): void {
     const { topic, partition, nextOffset } = b;
     const dead = [...b.dead, ...outcome.rejected];
-    for (const d of dead)
-      this.log.warn({
-        msg: `dead-lettered ${topic}[${partition}]@${d.offset}: ${d.code}: ${d.reason}`,
-        topic,
-        partition,
-        offset: d.offset,
-        reasonCode: d.code,
-      });
-    this.backoff.succeeded(partition);
-    this.positions.set(partition, nextOffset);
+    this.partitions.succeeded(partition, nextOffset, dead);
     this.lastProgressAt = Date.now();
     this.opts.onBatch?.({
       topic,
@@ -327,99 +296,5 @@ export class PartitionConsumer {
     });
     void heartbeat().catch(() => undefined);
     this.kafkaCommits.add(partition, nextOffset);
-  }
-
-  /**
-   * A batch whose transaction failed (after the retries of transient failures): an offset conflict re-seeks to
-   * the stored position; any other failure pauses the partition, seeks it back to the batch's stored position
-   * and resumes it after a backoff, so the batch is applied again (even when nothing new is produced) and the
-   * consumer itself never stops.
-   */
-  private async failed(b: FetchedBatch, e: unknown, retry: RetryOptions): Promise<void> {
-    const { topic, partition } = b;
-    this.positions.delete(partition);
-    if (e instanceof OffsetConflictError) {
-      this.log.warn({ msg: e.message, topic, partition, offset: b.expectedOffset });
-      try {
-        const stored = await retryTransient(() => this.applier.loadPosition(topic, partition), retry);
-        this.positions.set(partition, stored);
-        this.seek(partition, stored);
-      } catch (reload) {
-        this.retryLater(b, reload);
-      }
-      return;
-    }
-    this.log.error({
-      msg: `batch ${topic}[${partition}]@${b.first}..${b.last} failed (${classifyFailure(e)}): ${(e as Error).stack ?? e}`,
-      topic,
-      partition,
-      offset: b.first,
-      lastOffset: b.last,
-      err: (e as Error).message,
-    });
-    this.retryLater(b, e);
-  }
-
-  /** Pauses a partition whose batch failed, seeks it back to the batch's start, and resumes it after a backoff. */
-  private retryLater(b: FetchedBatch, cause: unknown): void {
-    const { topic, partition, expectedOffset: offset } = b;
-    this.positions.delete(partition);
-    if (this.stopping) return;
-    const { attempt, delayMs, over } = this.backoff.wait(partition);
-    this.log.warn({
-      msg: `${topic}[${partition}] will apply again from offset ${offset} in ${delayMs} ms (failure ${attempt} in a row): ${(cause as Error)?.message ?? cause}`,
-      topic,
-      partition,
-      offset,
-      attempt,
-      delayMs,
-    });
-    try {
-      this.consumer?.pause([{ topic, partitions: [partition] }]);
-      this.seek(partition, offset);
-    } catch (e) {
-      // kafkajs is restarting or rebalancing: the (re)join seeks every partition to its stored position
-      this.log.warn({
-        msg: `could not pause ${topic}[${partition}]: ${(e as Error).message}`,
-        topic,
-        partition,
-      });
-    }
-    void over.then((resume) => {
-      if (!resume) return;
-      try {
-        this.consumer?.resume([{ topic, partitions: [partition] }]);
-      } catch {
-        // not running: the next start seeks to the stored positions
-      }
-    });
-  }
-
-  /** A batch refused for what it shows of the topic's setup: nothing applied, the partition paused. */
-  private refuse(partition: number, { offset, reason }: { offset: number; reason: string }): void {
-    const topic = this.opts.topic;
-    this.positions.delete(partition);
-    this.log.error({ msg: `${topic}[${partition}]@${offset}: ${reason}`, topic, partition, offset });
-    try {
-      this.consumer?.pause([{ topic, partitions: [partition] }]);
-    } catch {
-      // not running: nothing more is fetched anyway
-    }
-    this.opts.onRefused?.({ topic, partition, offset, reason });
-  }
-
-  /** Kafka's copy of a position (KafkaCommits calls it one at a time per partition); never rejects. */
-  private async commitToKafka(partition: number, offset: number): Promise<void> {
-    const topic = this.opts.topic;
-    try {
-      await this.consumer?.commitOffsets([{ topic, partition, offset: String(offset) }]);
-    } catch (e) {
-      this.log.warn({
-        msg: `kafka offset commit for ${topic}[${partition}] failed: ${(e as Error).message}`,
-        topic,
-        partition,
-        offset,
-      });
-    }
   }
 }

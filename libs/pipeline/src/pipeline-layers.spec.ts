@@ -9,6 +9,7 @@ import { join } from 'node:path';
 const ORDER = [
   'rebuild',
   'partition-consumer',
+  'partition-control',
   'fetched-batch',
   'kafka-commits',
   'partition-backoff',
