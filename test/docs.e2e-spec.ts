@@ -22,6 +22,8 @@ const OPERATIONS: Record<string, string> = {
   '/api/admin/insights/lifecycle': 'getLifecycleTrends',
   '/api/admin/search/events': 'searchEvents',
   '/api/admin/event-creators': 'getEventCreators',
+  // flaglens only: what changed in a read between two instants
+  '/api/admin/diff': 'getDiff',
 };
 
 /** Swagger UI at /docs and its assets, served by @fastify/static (the running api, on this Node). */

@@ -7,6 +7,7 @@ import { AdminAuthGuard } from './auth/admin-auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { AllErrorsFilter } from './common/all-errors.filter';
 import { ConsoleModule } from './console/console.module';
+import { DiffModule } from './diff/diff.module';
 import { DocsModule } from './docs/docs.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
@@ -37,6 +38,7 @@ export class AppModule {
         HealthModule,
         DocsModule,
         ConsoleModule,
+        DiffModule,
       ],
       providers: [
         {

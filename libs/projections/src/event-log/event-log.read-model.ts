@@ -36,6 +36,17 @@ export interface EventPageCursor {
   id: string;
 }
 
+/**
+ * Whose events a change between two instants is explained by (`eventsBetween`): a flag's, a project's (its own
+ * and the moves of flags in or out of it), a user's identity (the identity events naming the user, and those
+ * the user made), or the whole instance's.
+ */
+export type EventScope =
+  | { kind: 'flag'; featureName: string }
+  | { kind: 'project'; projectId: string }
+  | { kind: 'identity'; userId: number; types: readonly string[] }
+  | { kind: 'instance' };
+
 export interface EventPage {
   /** the events' wire JSON, newest first */
   eventsJson: string;
@@ -229,6 +240,44 @@ export class EventLogReadModel {
   private sampling: Promise<void> | null = null;
 
   constructor(private readonly db: ReadPool) {}
+
+  /**
+   * The visible events of `scope` created after `from` and up to `to` (both instants in `parseAsOf`'s normal
+   * form), oldest first, as wire JSON; null when there are more than `limit`. SDK traffic is never among them.
+   */
+  async eventsBetween(
+    scope: EventScope,
+    from: string,
+    to: string,
+    hidden: string[],
+    limit: number,
+  ): Promise<{ eventsJson: string; count: number } | null> {
+    const values: unknown[] = [from, hidden, to, limit + 1];
+    const where = [`created_at > $1::timestamptz`, `created_at <= $3::timestamptz`, VISIBLE, NOT_SDK];
+    if (scope.kind === 'flag') {
+      values.push(scope.featureName);
+      where.push(`feature_name = $5`);
+    } else if (scope.kind === 'project') {
+      values.push(scope.projectId);
+      where.push(`(project = $5 OR $5 = ANY(other_projects))`);
+    } else if (scope.kind === 'identity') {
+      values.push(scope.userId, scope.types);
+      where.push(
+        `type = ANY($6::text[])`,
+        `(created_by_user_id = $5
+          OR jsonb_path_exists(body::jsonb, 'strict $.** ? (@.userId == $u || @.user.id == $u)', jsonb_build_object('u', $5::int))
+          OR (type LIKE 'user-%' AND to_jsonb($5::int) IN (body::jsonb #> '{data,id}', body::jsonb #> '{preData,id}')))`,
+      );
+    }
+    const rows = await this.db
+      .pool()
+      .query<{ body: string }>(
+        `SELECT body FROM event_log WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT $4`,
+        values,
+      );
+    if (rows.rows.length > limit) return null;
+    return { eventsJson: wireEvents(rows.rows.map((r) => r.body)), count: rows.rows.length };
+  }
 
   /**
    * One page of a flag's visible events, newest first, after `cursor` (keyset on the list's order, so a

@@ -203,6 +203,11 @@ export function isIdentityEvent(type: string): boolean {
   return IDENTITY_TYPES.has(type);
 }
 
+/** The types of the events identity applies (users, roles, groups, memberships, favourites). */
+export function identityEventTypes(): readonly string[] {
+  return [...IDENTITY_TYPES];
+}
+
 /**
  * The changes an event makes to the identity read models; null for an event of another kind, `skip`
  * (with the reason) for an identity event whose payload lacks what is needed.
