@@ -89,6 +89,7 @@ describe('nginx in front of Unleash and flaglens (deploy/nginx)', () => {
     ['GET', '/api/admin/insights/lifecycle?projects=', 'flaglens'],
     ['GET', '/api/admin/search/events?type=IS:feature-created', 'flaglens'],
     ['HEAD', '/api/admin/event-creators', 'flaglens'],
+    ['GET', '/api/admin/diff?path=/api/admin/insights&from=2026-01-01T00:00:00Z', 'flaglens'],
     ['GET', '/api/admin/search/features', 'unleash'],
     ['GET', '/api/admin/insights/other', 'unleash'],
     ['POST', '/api/admin/search/events', 'unleash'],
