@@ -18,8 +18,9 @@
  *  - insights: the uncached report over 2 years × 200 projects, from stored weeks and computed in full
  *    (bench/insights.ts; 200,000 events, 20,000 with --quick).
  *  - with `--peer`: the real Unleash 6.10.1 and a fresh flaglens fed from it, read side by side (bench/peer.ts).
- * `--quick` (CI) runs a small form and checks no thresholds; `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness, `--reads-only` runs the cached reads right after the ingest, `--miss-only` the miss load (`--miss-routes events|overview`: one kind of path alone). `--projectors N` (with `--ingest-only`) ingests with N projectors in one group, as a deployment of several replicas does. `--api-priority N` starts the api and the floor server each in a scheduling group of its own at nice N (bench/priority.ts). Results: bench/results/<UTC timestamp>.json and .md.
+ * `--quick` (CI) runs a small form and checks one threshold, the cached reads' CPU per request against the floor's (bench/cpu-bound.ts; every run checks it); `--ingest-only` stops after the ingest figures, `--freshness-only` after freshness, `--reads-only` runs the cached reads right after the ingest, `--miss-only` the miss load (`--miss-routes events|overview`: one kind of path alone). `--projectors N` (with `--ingest-only`) ingests with N projectors in one group, as a deployment of several replicas does. `--api-priority N` starts the api and the floor server each in a scheduling group of its own at nice N (bench/priority.ts). Results: bench/results/<UTC timestamp>.json and .md.
  */
+import { cpuOverBound } from './cpu-bound';
 import 'reflect-metadata';
 import { execFileSync, execSync, spawn, ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -651,6 +652,11 @@ async function main(): Promise<void> {
       }
     }
 
+    // the cached reads' CPU per request against the floor's, measured side by side: a regression fails the run
+    const over = cpuOverBound(result.reads);
+    for (const line of over) console.error(`[bench] cached read past its CPU bound: ${line}`);
+    if (over.length > 0) process.exitCode = 1;
+
     if (readsOnly) return; // a sweep of the cached reads alone (no result file)
 
     // rebuild of the same history, by the operator command (compiled), while the api and projector run and
@@ -1040,7 +1046,7 @@ function summary(r: Result, compareWith?: string): string {
     return '';
   };
   return [
-    `# flaglens bench${r.quick ? ' (quick: small data, no thresholds)' : ''}`,
+    `# flaglens bench${r.quick ? " (quick: small data, one threshold: the cached reads' CPU guard)" : ''}`,
     '',
     `${r.startedAt}; ${r.machine.cores} cores, ${r.machine.cpu}, Node ${r.machine.node}, Postgres ${r.machine.postgres}, Kafka ${r.machine.kafka}${r.apiPriority !== undefined ? `; the api and the floor each in a scheduling group of its own at nice ${r.apiPriority} (--api-priority)` : ''}`,
     '',
