@@ -20,6 +20,9 @@
 #    each endpoint taking turns with its floor): per endpoint, req/s, the ratio to its floor and the api's CPU
 #    µs per request.
 # The figures go to bench/results/<stage>-ab-<UTC timestamp>.json, with the medians.
+# AB_BEFORE_NODE=<a directory holding a node binary> runs the before checkout on that Node (e.g. /usr/bin, the
+# machine's), the after one on this shell's: a checkout against itself across Node releases, or an old release's
+# Node as it ran then. The Node of each side is in the result (beforeNode, afterNode).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 USAGE="usage: bash bench/ab.sh ingest|miss|reads <before-ref> [rounds] [events | seconds]"
@@ -57,7 +60,9 @@ one() { # <label> <dir>
     miss) args=(--miss-only --events 20000 --read-seconds "$SIZE") ;;
     reads) args=(--quick --reads-only --read-seconds "$SIZE") ;;
   esac
-  out="$(cd "$2" && npm run -s bench -- "${args[@]}" 2>&1)" || {
+  local path="$PATH"
+  [[ "$1" == before && -n "${AB_BEFORE_NODE:-}" ]] && path="$AB_BEFORE_NODE:$PATH"
+  out="$(cd "$2" && PATH="$path" npm run -s bench -- "${args[@]}" 2>&1)" || {
     echo "$out" | tail -20 >&2
     echo "[ab] the $1 run failed" >&2
     exit 1
@@ -117,7 +122,7 @@ done
 mkdir -p bench/results
 file="bench/results/$STAGE-ab-$(date -u +%Y-%m-%dT%H-%M-%SZ).json"
 node -e '
-const [runsJson, stage, ref, beforeCommit, afterCommit, size, file] = process.argv.slice(1);
+const [runsJson, stage, ref, beforeCommit, afterCommit, size, file, beforeNode, afterNode] = process.argv.slice(1);
 const runs = JSON.parse(runsJson);
 const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const side = (c) => {
@@ -132,8 +137,9 @@ const side = (c) => {
     return { eventsPerSec: of("eventsPerSec"), ratioToCopy: med(rs.map((x) => Number((x.eventsPerSec / x.copyCeilingPerSec).toFixed(3)))), projectorCpuUsPerEvent: of("projectorCpuUsPerEvent"), postgresCpuUsPerEvent: of("postgresCpuUsPerEvent") };
   return { reqPerSec: of("reqPerSec"), p50Ms: of("p50Ms"), p99Ms: of("p99Ms"), apiCpuMsPerRequest: of("apiCpuMsPerRequest"), pacedReqPerSec: of("pacedReqPerSec"), pacedP50Ms: of("pacedP50Ms"), pacedP99Ms: of("pacedP99Ms"), pacedFloorP99Ms: of("pacedFloorP99Ms"), apiPostgresCpuMsPerRequest: of("apiPostgresCpuMsPerRequest"), projectorCpuMsPerSec: of("projectorCpuMsPerSec"), projectorPostgresCpuMsPerSec: of("projectorPostgresCpuMsPerSec") };
 };
-const out = { stage, before: ref, beforeCommit, afterCommit, [stage === "ingest" ? "events" : stage === "reads" ? "secondsPerEndpoint" : "readSeconds"]: Number(size), runs, median: { before: side("before"), after: side("after") } };
+const out = { stage, before: ref, beforeCommit, afterCommit, beforeNode, afterNode, [stage === "ingest" ? "events" : stage === "reads" ? "secondsPerEndpoint" : "readSeconds"]: Number(size), runs, median: { before: side("before"), after: side("after") } };
 require("fs").writeFileSync(file, JSON.stringify(out, null, 2) + "\n");
 console.log(JSON.stringify(out.median));
-' "[$(IFS=,; echo "${runs[*]}")]" "$STAGE" "$REF" "$(git -C "$BEFORE" rev-parse --short HEAD)" "$(git rev-parse --short HEAD)" "$SIZE" "$file"
+' "[$(IFS=,; echo "${runs[*]}")]" "$STAGE" "$REF" "$(git -C "$BEFORE" rev-parse --short HEAD)" "$(git rev-parse --short HEAD)" "$SIZE" "$file" \
+  "$(PATH="${AB_BEFORE_NODE:+$AB_BEFORE_NODE:}$PATH" node --version)" "$(node --version)"
 echo "[ab] $file"
