@@ -19,7 +19,7 @@
 #  - reads: `npm run bench -- --quick --reads-only --read-seconds S` (the cached reads at 50 connections,
 #    each endpoint taking turns with its floor): per endpoint, req/s, the ratio to its floor and the api's CPU
 #    µs per request.
-# The figures go to bench/results/<stage>-ab-<UTC timestamp>.json, with the medians.
+# The figures go to bench/results/<stage>-ab-<UTC timestamp>.json (<stage>-ab-node-… with AB_BEFORE_NODE), with the medians.
 # AB_BEFORE_NODE=<a directory holding a node binary> runs the before checkout on that Node (e.g. /usr/bin, the
 # machine's), the after one on this shell's: a checkout against itself across Node releases, or an old release's
 # Node as it ran then. The Node of each side is in the result (beforeNode, afterNode).
@@ -120,7 +120,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 
 mkdir -p bench/results
-file="bench/results/$STAGE-ab-$(date -u +%Y-%m-%dT%H-%M-%SZ).json"
+file="bench/results/$STAGE-ab${AB_BEFORE_NODE:+-node}-$(date -u +%Y-%m-%dT%H-%M-%SZ).json"
 node -e '
 const [runsJson, stage, ref, beforeCommit, afterCommit, size, file, beforeNode, afterNode] = process.argv.slice(1);
 const runs = JSON.parse(runsJson);
