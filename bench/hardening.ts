@@ -21,6 +21,7 @@ import { Database, searchPathOption } from '@flaglens/persistence';
 import { appendEvents, InsightsReadModel, type SourcedEvent } from '@flaglens/projections';
 import { freshDatabase, withClient } from './bench-db';
 import { applyTagEventAt, FAR_PAST_NOW, loadFarPastHistory } from './insights';
+import { strategyUpdate } from '@flaglens/testing/support/event-factory';
 import { freePort } from '@flaglens/testing/support/http';
 import { cliArgs } from '@flaglens/testing/support/cli-args';
 import { appNodeOptions } from '@flaglens/testing/support/processes';
@@ -36,23 +37,7 @@ async function loadFlag(url: string, flag: string, n: number, firstId: number): 
       const batch: SourcedEvent[] = [];
       for (let i = from; i < Math.min(n, from + 20_000); i++)
         batch.push({
-          event: {
-            id: firstId + i + 1,
-            createdAt: new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString(),
-            type: 'feature-strategy-update',
-            createdBy: 'alice@example.com',
-            createdByUserId: 2,
-            environment: 'production',
-            project: 'default',
-            featureName: flag,
-            data: {
-              name: 'flexibleRollout',
-              constraints: [{ contextName: 'region', operator: 'IN', values: ['eu-west', 'us-east'] }],
-              parameters: { rollout: String(i % 100), stickiness: 'default', groupId: flag },
-            },
-            preData: null,
-            tags: [{ value: 'checkout', type: 'team' }],
-          },
+          event: strategyUpdate(firstId + i + 1, flag, i, { base: Date.UTC(2024, 0, 1), stepMs: 1000 }),
           knownType: true,
           topic: 'bench',
           partition: 0,

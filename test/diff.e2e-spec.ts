@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { applyPatch, deepClone, type Operation } from 'fast-json-patch';
 import type { FlagEvent } from '@flaglens/contract';
+import { REFERENCE_SAMPLE, referenceSampleEvents } from '@flaglens/testing/reference-sample';
 import { createToken } from '@flaglens/testing/support/cli';
 import { apiGet } from '@flaglens/testing/support/openapi';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
 
-const SAMPLE = join(__dirname, 'fixtures', 'reference-sample');
 const PINNED = '2026-11-22T09:01:00.000Z';
 
-const read = (file: string): FlagEvent[] =>
-  readFileSync(join(SAMPLE, file), 'utf8')
+const sdkEvents = (): FlagEvent[] =>
+  readFileSync(join(REFERENCE_SAMPLE, 'sdk-events.ndjson'), 'utf8')
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as FlagEvent);
@@ -44,8 +44,8 @@ describe('what changed between two instants (running stack)', () => {
   let events: FlagEvent[];
 
   beforeAll(async () => {
-    events = read('events.ndjson');
-    const all = [...events, ...read('sdk-events.ndjson')];
+    events = referenceSampleEvents();
+    const all = [...events, ...sdkEvents()];
     const file = join(tmpdir(), `diff-e2e-${process.pid}.ndjson`);
     writeFileSync(file, all.map((e) => JSON.stringify(e)).join('\n') + '\n');
     stack = await startStack('diff_e2e', { FLAGLENS_CLOCK: PINNED });

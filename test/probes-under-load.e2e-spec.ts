@@ -5,6 +5,7 @@ import type { SourcedEvent } from '@flaglens/projections';
 import { appendEvents } from '@flaglens/projections';
 import { Database, searchPathOption } from '@flaglens/persistence';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
+import { strategyUpdate } from '@flaglens/testing/support/event-factory';
 import { freePort, httpGet } from '@flaglens/testing/support/http';
 import { startBuiltApp, stopApp } from '@flaglens/testing/support/processes';
 import { waitFor } from '@flaglens/testing/support/wait-for';
@@ -20,29 +21,7 @@ const READERS = 4;
 const PROBE_BUDGET_MS = 250;
 
 function event(id: number, flag: string, i: number): SourcedEvent {
-  return {
-    event: {
-      id,
-      createdAt: new Date(Date.UTC(2023, 0, 1) + i * 60_000).toISOString(),
-      type: 'feature-strategy-update',
-      createdBy: 'alice@example.com',
-      createdByUserId: 2,
-      environment: 'production',
-      project: 'default',
-      featureName: flag,
-      data: {
-        name: 'flexibleRollout',
-        constraints: [{ contextName: 'region', operator: 'IN', values: ['eu-west', 'us-east'] }],
-        parameters: { rollout: String(i % 100), stickiness: 'default', groupId: flag },
-      },
-      preData: null,
-      tags: [{ value: 'checkout', type: 'team' }],
-    },
-    knownType: true,
-    topic: 'load',
-    partition: 0,
-    offset: id,
-  };
+  return { event: strategyUpdate(id, flag, i), knownType: true, topic: 'load', partition: 0, offset: id };
 }
 
 /** Reads a whole answer, as fast as it comes; its status and bytes. */

@@ -31,3 +31,33 @@ export function flagEvent(id: number, featureName: string, i = id, base = Date.U
 export function toMessage(e: EventShape): Message {
   return { key: e.featureName ?? e.project ?? 'instance', value: JSON.stringify(e) };
 }
+
+/**
+ * The `i`-th strategy update of `flag` (a flexible rollout with a constraint), a minute apart from 2023-01-01 (or
+ * `stepMs` apart from `base`), as the reference writes them: the events of the large lists the bench and the
+ * load tests read.
+ */
+export function strategyUpdate(
+  id: number,
+  flag: string,
+  i: number,
+  { base = Date.UTC(2023, 0, 1), stepMs = 60_000 }: { base?: number; stepMs?: number } = {},
+): FlagEvent {
+  return {
+    id,
+    createdAt: new Date(base + i * stepMs).toISOString(),
+    type: 'feature-strategy-update',
+    createdBy: 'alice@example.com',
+    createdByUserId: 2,
+    environment: 'production',
+    project: 'default',
+    featureName: flag,
+    data: {
+      name: 'flexibleRollout',
+      constraints: [{ contextName: 'region', operator: 'IN', values: ['eu-west', 'us-east'] }],
+      parameters: { rollout: String(i % 100), stickiness: 'default', groupId: flag },
+    },
+    preData: null,
+    tags: [{ value: 'checkout', type: 'team' }],
+  };
+}
