@@ -13,6 +13,21 @@ import { flagEvent, toMessage } from '@flaglens/testing/support/event-factory';
 import { runCli } from '@flaglens/testing/support/cli';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 import { createProjectorApp } from '../../../projector/src/main';
+import { LiveProjector } from '../../../projector/src/live-projector.service';
+
+/**
+ * The fact the next waits need: the projector found the topic and its consumer joined the group. A loaded
+ * broker can take long to form a new group; waiting for this first (with room) keeps a slow join from being
+ * read as a projection that does not happen, and says which of the two stalled.
+ */
+async function joined(app: INestApplication): Promise<void> {
+  const projector = app.get(LiveProjector);
+  await waitFor(
+    'the projector to join its group',
+    async () => projector.waitingFor === null && projector.consumer.isJoined,
+    { timeoutMs: 180_000 },
+  );
+}
 
 /** Dead letters re-driven after a configuration change are projected exactly once (real Kafka and Postgres). */
 describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
@@ -74,6 +89,7 @@ describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
     );
     app.useLogger(['error']);
     await app.init();
+    await joined(app);
     await waitFor('5 dead letters', async () => (await db.query('SELECT id FROM dead_letters')).length === 5);
     await waitFor('2 stored', async () => (await db.query('SELECT id FROM event_log')).length === 2);
     const before = await offsets();
@@ -179,6 +195,7 @@ describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
       live.useLogger(['error']);
       await live.init();
       apps.push(live);
+      await joined(live);
       await waitFor(
         '1 stored, 1 dead',
         async () => (await db2.query('SELECT id FROM event_log')).length === 1,
@@ -207,6 +224,7 @@ describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
       fresh.useLogger(['error']);
       await fresh.init();
       apps.push(fresh);
+      await joined(fresh);
       await waitFor('both stored', async () => (await single.query('SELECT id FROM event_log')).length === 2);
       const table = (d: TestDatabase, sql: string) => d.query(sql);
       for (const sql of [
