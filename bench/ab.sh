@@ -22,7 +22,8 @@
 # The figures go to bench/results/<stage>-ab-<UTC timestamp>.json (<stage>-ab-node-… with AB_BEFORE_NODE), with the medians.
 # AB_BEFORE_NODE=<a directory holding a node binary> runs the before checkout on that Node (e.g. /usr/bin, the
 # machine's), the after one on this shell's: a checkout against itself across Node releases, or an old release's
-# Node as it ran then. The Node of each side is in the result (beforeNode, afterNode).
+# Node as it ran then. The Node of each side is in the result (beforeNode, afterNode). AB_SAME_CHECKOUT=1 runs the
+# after side in the before checkout too: with AB_BEFORE_NODE, one commit's code on two Node releases.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 USAGE="usage: bash bench/ab.sh ingest|miss|reads <before-ref> [rounds] [events | seconds]"
@@ -36,6 +37,8 @@ case "$STAGE" in
   *) echo "$USAGE" >&2; exit 2 ;;
 esac
 BEFORE="$ROOT/.run/ab/before"
+AFTER="$ROOT"
+[[ -n "${AB_SAME_CHECKOUT:-}" ]] && AFTER="$BEFORE"
 cd "$ROOT"
 
 if [[ -d "$BEFORE" ]]; then
@@ -116,7 +119,7 @@ one() { # <label> <dir>
 }
 for ((r = 1; r <= ROUNDS; r++)); do
   one before "$BEFORE"
-  one after "$ROOT"
+  one after "$AFTER"
 done
 
 mkdir -p bench/results
@@ -140,6 +143,6 @@ const side = (c) => {
 const out = { stage, before: ref, beforeCommit, afterCommit, beforeNode, afterNode, [stage === "ingest" ? "events" : stage === "reads" ? "secondsPerEndpoint" : "readSeconds"]: Number(size), runs, median: { before: side("before"), after: side("after") } };
 require("fs").writeFileSync(file, JSON.stringify(out, null, 2) + "\n");
 console.log(JSON.stringify(out.median));
-' "[$(IFS=,; echo "${runs[*]}")]" "$STAGE" "$REF" "$(git -C "$BEFORE" rev-parse --short HEAD)" "$(git rev-parse --short HEAD)" "$SIZE" "$file" \
+' "[$(IFS=,; echo "${runs[*]}")]" "$STAGE" "$REF" "$(git -C "$BEFORE" rev-parse --short HEAD)" "$(git -C "$AFTER" rev-parse --short HEAD)" "$SIZE" "$file" \
   "$(PATH="${AB_BEFORE_NODE:+$AB_BEFORE_NODE:}$PATH" node --version)" "$(node --version)"
 echo "[ab] $file"
