@@ -21,9 +21,13 @@ export interface AsOfRefusal {
  * and before the first event included: the answer is then whatever a flaglens with that log and that clock
  * would give.
  */
-export function parseAsOf(value: unknown): { at: string | null } | AsOfRefusal {
+export function parseAsOf(
+  value: unknown,
+  /** the query parameter it came in (another one that takes an instant: the diff's `from` and `to`) */
+  parameter = AS_OF_PARAMETER,
+): { at: string | null } | AsOfRefusal {
   if (value === undefined) return { at: null };
-  const path = `/query/${AS_OF_PARAMETER}`;
+  const path = `/query/${parameter}`;
   if (typeof value !== 'string')
     return { message: `The \`${path}\` property must be string. You sent ${JSON.stringify(value)}.`, path };
   if (!isRfc3339DateTime(value))

@@ -15,11 +15,11 @@ export const AS_OF_QUERY_DOC = {
 } as const;
 
 /**
- * The instant of a request's `at` (parseAsOf), null without one; a malformed one throws the reference's 400
- * (`BadDataError`, `path: "/query/at"`).
+ * The instant of a request's `at` (or of another `parameter` that takes one), parseAsOf, null without one; a
+ * malformed one throws the reference's 400 (`BadDataError`, `path: "/query/<parameter>"`).
  */
-export function asOfInstant(value: unknown): string | null {
-  const asOf = parseAsOf(value);
+export function asOfInstant(value: unknown, parameter?: string): string | null {
+  const asOf = parseAsOf(value, parameter);
   if (isAsOfRefusal(asOf)) throw requestRefused(asOf.message, asOf.path);
   return asOf.at;
 }

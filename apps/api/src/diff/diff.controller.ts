@@ -105,11 +105,9 @@ export class DiffController {
       throw requestRefused('"path" takes no "at": "from" and "to" are the instants', '/query/path');
     if (fromParam === undefined || fromParam === '')
       throw requestRefused('"from" is required', '/query/from');
-    const from = asOfInstantAt(fromParam, '/query/from');
+    const from = asOfInstant(fromParam, 'from')!;
     const to =
-      toParam === undefined || toParam === ''
-        ? this.clock.now().toISOString()
-        : asOfInstantAt(toParam, '/query/to');
+      toParam === undefined || toParam === '' ? this.clock.now().toISOString() : asOfInstant(toParam, 'to')!;
     if (Date.parse(from) >= Date.parse(to)) throw requestRefused('"from" must be before "to"', '/query/from');
 
     const scope = read.r.scope(read.m!, url.searchParams, userId);
@@ -155,15 +153,5 @@ export class DiffController {
     if (req.headers.cookie) headers.cookie = req.headers.cookie;
     const r = await fastify.inject({ method: 'GET', url: `${url.pathname}?${query.toString()}`, headers });
     return { status: r.statusCode, body: r.body };
-  }
-}
-
-/** `asOfInstant` of another parameter: the same rules, the 400 naming this one. */
-function asOfInstantAt(value: unknown, path: string): string {
-  try {
-    return asOfInstant(value)!;
-  } catch (e) {
-    const details = (e as { extra?: { details?: { message: string }[] } }).extra?.details;
-    throw requestRefused(details?.[0]?.message ?? `${path.split('/').pop()} is not an instant`, path);
   }
 }
