@@ -1,4 +1,4 @@
-import { Client, Pool, type ClientConfig, type PoolClient, type PoolConfig } from 'pg';
+import { Client, Pool, type ClientConfig, type PoolConfig } from 'pg';
 
 /**
  * Every Postgres connection of every app is opened here, so that each owns its errors.
@@ -33,9 +33,4 @@ export function openClient(config: ClientConfig, onError: ConnectionErrorListene
   const client = new Client(config);
   client.on('error', (e) => onError(e));
   return client;
-}
-
-/** True when `client` (checked out of a pool, or on its own) has a listener for its `'error'` events. */
-export function ownsItsErrors(client: Client | PoolClient): boolean {
-  return client.listenerCount('error') > 0;
 }
