@@ -3,7 +3,7 @@
  * CACHED_READ_CPU_BOUND times the CPU per request of the floor (bench/floor-server.ts: a bare authenticated
  * Fastify route answering a body of the same size), both measured in the same run, in turns, under the same load.
  * A ratio of two CPU costs taken side by side: neither a busy machine nor a slower one moves it much (measured:
- * 1.1–1.5 in CI's loaded lanes, up to 2.3 on a quiet machine with the floor on Node 20), a real regression of
+ * 1.1–1.5 in CI's loaded lanes, up to 2.2 on a quiet machine with the floor on Node 20), a real regression of
  * the hot path (twice its CPU) does. Pure.
  */
 export const CACHED_READ_CPU_BOUND = 3;
