@@ -9,7 +9,7 @@
  * read its total, the log read (with the checkpoint's choice), the checkpoint's load, the replay and the events
  * replayed; the checkpoints' making and storage; a flag's events as of an instant.
  *
- *   npm run bench:as-of -- [--events N] [--reads N] [--checkpoint-events N (0: none)]
+ *   npm run bench:as-of -- [--events N] [--reads N] [--checkpoint-events N (0: none)] [--projects N]
  *
  * Writes bench/results/as-of-every-<checkpoint events>-<UTC timestamp>.json (the figures above and the commit they were taken at).
  */
@@ -40,6 +40,8 @@ const args = cliArgs();
 const EVENTS = Number(args.value('--events') ?? 100_000);
 const READS = Number(args.value('--reads') ?? 10);
 const EVERY = Number(args.value('--checkpoint-events') ?? 500);
+/** projects of 200 flags each: the state a checkpoint holds grows with them */
+const PROJECTS = Number(args.value('--projects') ?? 1);
 const END = '2026-11-22T09:01:00.000Z';
 
 /** A deterministic stream of numbers in [0, 1). */
@@ -54,10 +56,10 @@ const pct = (xs: number[], p: number): number => {
 };
 
 async function main(): Promise<void> {
-  // one project with every flag: every event of the history is that project's (or the instance's)
+  // `--projects` of 200 flags each (one by default: every event is that project's or the instance's)
   const history = generateHistory({
     seed: 7,
-    projects: 1,
+    projects: PROJECTS,
     flagsPerProject: 200,
     events: EVENTS,
     weeks: 52,
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
       at: new Date().toISOString(),
       commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim(),
       events: Number(n),
+      projects: PROJECTS,
       projectEvents: Number(p),
       reads: READS,
       checkpoints: {
