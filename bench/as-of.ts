@@ -101,6 +101,19 @@ async function main(): Promise<void> {
     const [{ log }] = await ds.query<{ log: string }>(
       `SELECT pg_total_relation_size('flaglens_v1.event_log')::text AS log`,
     );
+    // what a full checkpoint holds, by table (the newest full one): the state each read loads
+    const byTable =
+      EVERY > 0
+        ? await ds.query<{ tbl: string; kb: number }>(
+            `SELECT c.tbl, length(c.added) / 1024 AS kb
+               FROM flaglens_v1_as_of.checkpoint_changes c
+              WHERE c.id = (SELECT max(id) FROM flaglens_v1_as_of.checkpoints WHERE base = id)
+              ORDER BY length(c.added) DESC`,
+          )
+        : [];
+    console.log(
+      `the newest full checkpoint, by table (text kB): ${byTable.map((r) => `${r.tbl} ${r.kb}`).join(', ')}`,
+    );
     console.log(
       `${made} checkpoints (every ${EVERY} events) made in ${(makeMs / 1000).toFixed(1)} s: ` +
         `${(storage.bytes / 1e6).toFixed(1)} MB, ${(((storage.bytes / Number(n)) * 1e6) / 1e9).toFixed(2)} GB per ` +
@@ -127,6 +140,7 @@ async function main(): Promise<void> {
         bytes: storage.bytes,
         bytesPerMillionEvents: Math.round((storage.bytes / Number(n)) * 1e6),
         eventLogBytes: Number(log),
+        fullKilobytesByTable: Object.fromEntries(byTable.map((r) => [r.tbl, Number(r.kb)])),
       },
     };
     try {
@@ -165,7 +179,7 @@ async function main(): Promise<void> {
           tidies.push(performance.now() - v0);
           rows.push(
             `  at ${at}: ${total.toFixed(0).padStart(6)} ms (log read ${replay.loadMs.toFixed(0)} ms, ` +
-              `checkpoint ${replay.checkpoint ?? 'none'} loaded ${replay.freshMs.toFixed(0)} ms, ` +
+              `checkpoint ${replay.checkpoint ?? 'none'} (+${replay.amends} of changes) loaded ${replay.freshMs.toFixed(0)} ms, ` +
               `replay of ${replay.events} events ` +
               `${replay.replayMs.toFixed(0)} ms = ` +
               `${((1000 * replay.replayMs) / Math.max(1, replay.events)).toFixed(1)} µs/event, ` +

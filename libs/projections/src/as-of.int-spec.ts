@@ -139,6 +139,7 @@ describe('the overview and the profile as of an instant equal those of a log cut
   it('for random histories and instants', async () => {
     let runs = 0;
     let fromCheckpoints = 0;
+    let fromChanges = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 1_000_000 }),
@@ -188,6 +189,7 @@ describe('the overview and the profile as of an instant equal those of a log cut
               });
               expect(kept.value).toEqual(expected);
               if (kept.replay.checkpoint !== null) fromCheckpoints++;
+              if (kept.replay.amends > 0) fromChanges++;
               await expectEachAsDeclared(c, at, projects, expected);
               const full = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects), {
                 checkpoints: false,
@@ -207,6 +209,8 @@ describe('the overview and the profile as of an instant equal those of a log cut
     );
     expect(runs).toBeGreaterThanOrEqual(5);
     expect(fromCheckpoints).toBeGreaterThan(0);
+    // checkpoints kept as their changes to an earlier one's rows were read too
+    expect(fromChanges).toBeGreaterThan(0);
   });
 
   it('the recorded reference sample, at ten instants', async () => {
@@ -230,6 +234,7 @@ describe('the overview and the profile as of an instant equal those of a log cut
     const projects = [...new Set(sample.map((e) => e.project).filter((p) => p !== null)), 'default'];
     const fed = new Set<number>();
     let checkpointed = 0;
+    let amended = 0;
     const c = await whole.ds.connect();
     try {
       for (const ms of instants) {
@@ -243,6 +248,7 @@ describe('the overview and the profile as of an instant equal those of a log cut
         const expected = await everything(cut.ds, new Date(ms), projects);
         expect(value).toEqual(expected);
         if (replay.checkpoint !== null) checkpointed++;
+        if (replay.amends > 0) amended++;
         await expectEachAsDeclared(c, at, projects, expected);
       }
     } finally {
@@ -250,6 +256,7 @@ describe('the overview and the profile as of an instant equal those of a log cut
     }
     expect(fed.size).toBe(sample.length);
     expect(checkpointed).toBeGreaterThanOrEqual(5);
+    expect(amended).toBeGreaterThan(0);
   });
 
   it('leaves the database and the connection as they were, and writes nothing of its own', async () => {
@@ -370,6 +377,61 @@ describe('checkpoints for reads as of an instant (real Postgres)', () => {
       );
     } finally {
       c.release();
+    }
+  });
+
+  it('a maker that keeps its tables goes on from its last checkpoint, and from fresh tables after an event out of order', async () => {
+    const history = historyOf(14, 0);
+    const held = history[1];
+    const rest = history.filter((e) => e.id !== held.id);
+    const cutAt = Math.floor(rest.length * 0.7);
+    const whole = await dbs.fresh('asof3_holding');
+    await feedProjections(whole.ds, [rest.slice(0, cutAt)]);
+    const maker = await whole.ds.connect();
+    const projects = [...PROJECTS, 'never-a-project'];
+    const sameAsCut = async (at: string, fed: FlagEvent[], name: string) => {
+      const cut = await dbs.fresh(name);
+      const ms = Date.parse(at);
+      await feedProjections(cut.ds, [fed.filter((e) => Date.parse(e.createdAt) <= ms)]);
+      const c = await whole.ds.connect();
+      try {
+        const read = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects));
+        expect(read.value).toEqual(await everything(cut.ds, new Date(ms), projects));
+        return read.replay;
+      } finally {
+        c.release();
+      }
+    };
+    try {
+      const made = [];
+      for (let m; (m = await makeCheckpoint(maker, 30, { keep: true }));) made.push(m);
+      expect(made.length).toBeGreaterThanOrEqual(3);
+      // stored as changes to the first, each replayed on the rows the maker's tables kept
+      const kinds = (
+        await whole.ds.query<{ full: boolean }>(
+          `SELECT base = id AS full FROM flaglens_v1_as_of.checkpoints ORDER BY id`,
+        )
+      ).map((r) => r.full);
+      expect(kinds[0]).toBe(true);
+      expect(kinds.filter((full) => !full).length).toBeGreaterThan(0);
+      const last = made[made.length - 1];
+      expect((await sameAsCut(last.upto, rest, 'asof3_holding_cut1')).checkpoint).toBe(last.upto);
+      // an event with a low id (before the kept checkpoint's events in the replay's order), created after it
+      const early = { ...held, createdAt: new Date(Date.parse(last.upto) + 1).toISOString() };
+      await feedProjections(whole.ds, [[early], rest.slice(cutAt)]);
+      const again = [];
+      for (let m; (m = await makeCheckpoint(maker, 30, { keep: true }));) again.push(m);
+      expect(again.length).toBeGreaterThan(0);
+      // the first after it replayed every event from fresh tables, so it is kept whole
+      const [next] = await whole.ds.query<{ full: boolean }>(
+        `SELECT base = id AS full FROM flaglens_v1_as_of.checkpoints WHERE upto = $1`,
+        [again[0].upto],
+      );
+      expect(next.full).toBe(true);
+      const fed = [...rest, early];
+      for (const [i, m] of again.entries()) await sameAsCut(m.upto, fed, `asof3_holding_cut2_${i}`);
+    } finally {
+      maker.release(true);
     }
   });
 

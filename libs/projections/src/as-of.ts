@@ -22,10 +22,21 @@ export const AS_OF_PARSE_SLICE = 250;
 /**
  * Tables a checkpoint does not keep: the event log (a read from a checkpoint sees the version's own log up to
  * the checkpoint's instant, then the replayed events) and the event search's counts, which no read as of an
- * instant reads (the search as of an instant counts the log itself). After a checkpoint is loaded the counts
- * hold only the replayed events' part.
+ * instant reads (the search as of an instant counts the log itself), and the log's days, which only the
+ * checkpoints' checks read, of the version's log. After a checkpoint is loaded the counts hold only the replayed
+ * events' part.
  */
-const NOT_KEPT = new Set(['event_log', 'event_counts', 'event_search_counts']);
+const NOT_KEPT = new Set(['event_log', 'event_counts', 'event_search_counts', 'event_log_days']);
+
+/** A maker's replay from the checkpoint its tables hold met an event out of the projector's order. */
+class ReplayOutOfOrder extends Error {
+  constructor() {
+    super('an event stored out of order since the checkpoint its tables hold');
+  }
+}
+
+/** The table of a version's checkpoint schema holding each checkpoint's rows, or its changes to its base's. */
+const CHANGES = 'checkpoint_changes';
 
 /** What a read as of an instant replayed, for logs and the bench. */
 export interface AsOfReplay {
@@ -33,6 +44,8 @@ export interface AsOfReplay {
   events: number;
   /** the checkpoint the replay started from (its instant), if one was used */
   checkpoint: string | null;
+  /** the checkpoints of changes loaded on top of the full one they amend (0: a full checkpoint, or none) */
+  amends: number;
   /** ms spent reading the events from the event log (and choosing a checkpoint) */
   loadMs: number;
   /** ms spent making the tables fresh: a checkpoint's rows loaded, or nothing (the session's fresh tables) */
@@ -60,6 +73,8 @@ interface CheckpointRow {
   upto: Date;
   events: string;
   positions: Positions;
+  /** the full checkpoint its rows build on: itself, or an earlier one whose rows the changes after it amend */
+  base: number;
 }
 
 /**
@@ -80,6 +95,47 @@ interface Session {
   shape: string;
   /** the tables with rows when fresh (the seeds of a new installation): every other one is empty then */
   seeded: string[];
+  /** the kept tables' changes are captured while `flaglens.as_of_capture` is on (a maker's session) */
+  capture: boolean;
+  /**
+   * the settings that decide a row's text (time zone, date and interval styles, float digits, bytea): a
+   * checkpoint's changes are compared with the rows before them by their text, so a maker keeps only the
+   * checkpoints made under its own
+   */
+  render: string;
+  /**
+   * a maker's session: what its tables hold, committed: the rows of no event (fresh), or of the checkpoint it
+   * made last (its id), on which the next one's events are replayed without loading anything
+   */
+  holds: 'fresh' | number;
+}
+
+/** The table a maker's session captures its replays' row changes in (`captureChanges`). */
+const CAPTURED = 'as_of_captured';
+
+/**
+ * A maker's fresh tables record what a replay changes in them: each row written (+1) and each row replaced or
+ * deleted (-1), as its text, in `pg_temp.as_of_captured`, while the transaction's `flaglens.as_of_capture` is
+ * on (not while a checkpoint's rows are loaded). The sum per row text is the replay's net change: what a
+ * checkpoint after the one loaded adds and removes.
+ */
+async function captureChanges(client: PoolClient, tables: readonly string[]): Promise<void> {
+  await client.query(
+    [
+      `CREATE TEMP TABLE ${CAPTURED} (tbl text NOT NULL, sign int NOT NULL, r text NOT NULL)`,
+      `CREATE FUNCTION pg_temp.as_of_capture() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF TG_OP <> 'INSERT' THEN INSERT INTO pg_temp.${CAPTURED} VALUES (TG_TABLE_NAME, -1, OLD::text); END IF;
+         IF TG_OP <> 'DELETE' THEN INSERT INTO pg_temp.${CAPTURED} VALUES (TG_TABLE_NAME, 1, NEW::text); END IF;
+         RETURN NULL;
+       END $$`,
+      ...tables.map(
+        (t) =>
+          `CREATE TRIGGER as_of_capture AFTER INSERT OR UPDATE OR DELETE ON pg_temp.${t} FOR EACH ROW
+             WHEN (current_setting('flaglens.as_of_capture', true) = 'on') EXECUTE FUNCTION pg_temp.as_of_capture()`,
+      ),
+    ].join(';\n'),
+  );
 }
 const sessions = new WeakMap<PoolClient, Session>();
 
@@ -92,9 +148,10 @@ const sessions = new WeakMap<PoolClient, Session>();
  * `identity_apply`, whose pinned path does not name `pg_temp`): from now on they shadow the version's tables
  * on this connection, which reads the version's log only by its qualified name.
  */
-async function freshTables(client: PoolClient): Promise<Session> {
+async function freshTables(client: PoolClient, capture = false): Promise<Session> {
   const known = sessions.get(client);
-  if (known) return known;
+  if (known && known.capture === capture) return known;
+  if (known) await dropFreshTables(client);
   const [{ search_path }] = (await client.query<{ search_path: string }>('SHOW search_path')).rows;
   await client.query('BEGIN');
   try {
@@ -107,17 +164,32 @@ async function freshTables(client: PoolClient): Promise<Session> {
       `SELECT c.relname AS t, string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', '
                                          ORDER BY a.attnum) AS cols
          FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-        WHERE c.relnamespace = pg_my_temp_schema() AND c.relkind = 'r'
+        WHERE c.relnamespace = pg_my_temp_schema() AND c.relkind = 'r' AND c.relname <> '${CAPTURED}'
         GROUP BY c.relname ORDER BY c.relname`,
     );
     const tables = rows.map((r) => r.t).filter((t) => t !== 'event_log');
+    if (capture)
+      await captureChanges(
+        client,
+        tables.filter((t) => !NOT_KEPT.has(t)),
+      );
+    const [{ render }] = (
+      await client.query<{ render: string }>(
+        `SELECT concat_ws('|', current_setting('TimeZone'), current_setting('DateStyle'),
+                current_setting('IntervalStyle'), current_setting('extra_float_digits'),
+                current_setting('bytea_output')) AS render`,
+      )
+    ).rows;
     const seeded = await client.query<{ t: string }>(
       tables.map((t) => `SELECT '${t}' AS t WHERE EXISTS (SELECT 1 FROM pg_temp.${t})`).join('\nUNION ALL '),
     );
     await client.query('COMMIT');
     const kept = rows.filter((r) => !NOT_KEPT.has(r.t));
-    const session = {
+    const session: Session = {
       tables,
+      capture,
+      render,
+      holds: 'fresh',
       seeded: seeded.rows.map((r) => r.t),
       shape: createHash('sha256')
         .update(kept.map((r) => `${r.t}(${r.cols})`).join('\n'))
@@ -142,7 +214,11 @@ async function freshTables(client: PoolClient): Promise<Session> {
 export async function tidyAsOf(client: PoolClient): Promise<void> {
   const session = sessions.get(client);
   if (!session) return;
-  await client.query(`VACUUM ${['event_log', ...session.tables].map((t) => `pg_temp.${t}`).join(', ')}`);
+  // every table of the session's temporary schema: a maker's keeps its replayed log under another name
+  const { rows } = await client.query<{ t: string }>(
+    `SELECT relname AS t FROM pg_class WHERE relnamespace = pg_my_temp_schema() AND relkind = 'r' ORDER BY 1`,
+  );
+  if (rows.length > 0) await client.query(`VACUUM ${rows.map((r) => `pg_temp.${r.t}`).join(', ')}`);
 }
 
 /** The session's fresh tables dropped: the connection reads the version's tables again. */
@@ -175,22 +251,44 @@ async function usableCheckpoint(
   const schema = checkpointSchema(version);
   const [{ exists }] = (
     await client.query<{ exists: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS exists`, [
-      `${schema}.checkpoints`,
+      `${schema}.${CHANGES}`,
     ])
   ).rows;
   if (!exists) return null;
-  const { rows } = await client.query<CheckpointRow>(
-    `SELECT k.id, k.upto, k.events::text AS events, k.positions FROM ${schema}.checkpoints k
-      WHERE k.shape = $1 AND k.upto <= $2::timestamptz ORDER BY k.upto DESC`,
-    [shape, at],
-  );
+  const candidates = (limit: string) =>
+    client.query<CheckpointRow>(
+      `SELECT k.id, k.upto, k.events::text AS events, k.positions, k.base FROM ${schema}.checkpoints k
+        WHERE k.shape = $1 AND k.upto <= $2::timestamptz ORDER BY k.upto DESC ${limit}`,
+      [shape, at],
+    );
+  // the newest is usable unless a late event was stored since the maker's last look: the others read only then
+  const [newest] = (await candidates('LIMIT 1')).rows;
+  if (!newest || (await eventsUpTo(client, version, newest.upto)) === newest.events) return newest ?? null;
+  const { rows } = await candidates('');
   return rows[await newestUsable(client, version, rows)] ?? null;
+}
+
+/**
+ * How many events the version's log holds with `created_at` at or before `upto` (as text): the days before its
+ * UTC day summed from `event_log_days`, the events of its day counted. A few rows and one day's events,
+ * whatever the log's size.
+ */
+async function eventsUpTo(client: PoolClient, version: string, upto: Date | string): Promise<string> {
+  const { rows } = await client.query<{ n: string }>(
+    `SELECT ((SELECT COALESCE(sum(n), 0) FROM ${version}.event_log_days
+               WHERE day < ($1::timestamptz AT TIME ZONE 'UTC')::date)
+           + (SELECT count(*) FROM ${version}.event_log
+               WHERE created_at >= (($1::timestamptz AT TIME ZONE 'UTC')::date)::timestamp AT TIME ZONE 'UTC'
+                 AND created_at <= $1::timestamptz))::text AS n`,
+    [upto],
+  );
+  return rows[0].n;
 }
 
 /**
  * The index of the newest usable checkpoint of `rows` (newest first; rows.length: none). A late event makes
  * every checkpoint from its instant on unusable and none before it, so it is found by halves: a few counts
- * of the log's events up to an instant (an index-only scan).
+ * of the log's events up to an instant (`eventsUpTo`).
  */
 async function newestUsable(
   client: PoolClient,
@@ -198,12 +296,7 @@ async function newestUsable(
   rows: readonly Pick<CheckpointRow, 'upto' | 'events'>[],
 ): Promise<number> {
   const usable = async (k: Pick<CheckpointRow, 'upto' | 'events'>) =>
-    (
-      await client.query<{ n: string }>(
-        `SELECT count(*)::text AS n FROM ${version}.event_log WHERE created_at <= $1::timestamptz`,
-        [k.upto],
-      )
-    ).rows[0].n === k.events;
+    (await eventsUpTo(client, version, k.upto)) === k.events;
   if (rows.length === 0 || (await usable(rows[0]))) return 0;
   let [lo, hi] = [1, rows.length]; // rows[lo - 1] is not usable; rows[hi] is, or is none
   while (lo < hi) {
@@ -230,6 +323,7 @@ async function replayUpTo(
   useCheckpoints: boolean,
   readOnly: boolean,
   projections: readonly Projection[] = allProjections(),
+  holding?: CheckpointRow | null,
 ): Promise<Omit<AsOfReplay, 'readMs'>> {
   const unused = tablesLeftOut(projections);
   const t = performance.now();
@@ -240,7 +334,13 @@ async function replayUpTo(
     'ORDER BY l.source_partition NULLS FIRST, l.source_offset NULLS FIRST, l.id';
   const columns = `l.body, l.known_type, l.id::text AS id, l.created_at, l.source_topic, l.source_partition,
                    l.source_offset::text AS source_offset`;
-  let checkpoint = useCheckpoints ? await usableCheckpoint(client, version, session.shape, at) : null;
+  // `holding` (a maker's session): the tables hold that checkpoint's rows already, or none (fresh)
+  let checkpoint =
+    holding !== undefined
+      ? holding
+      : useCheckpoints
+        ? await usableCheckpoint(client, version, session.shape, at)
+        : null;
   let rows: LogRow[] = [];
   if (checkpoint) {
     rows = (
@@ -257,6 +357,7 @@ async function replayUpTo(
       const end = ends[partitionKey(r.source_partition)];
       return end === undefined || positionOf(r) > BigInt(end);
     });
+    if (!inOrder && holding) throw new ReplayOutOfOrder();
     if (!inOrder) checkpoint = null;
   }
   if (!checkpoint)
@@ -278,19 +379,41 @@ async function replayUpTo(
   // made for other tables: planned again, they see the fresh ones
   await client.query('DISCARD PLANS');
   let log = 'event_log';
-  if (checkpoint) {
+  if (checkpoint && holding) {
+    // the rows are there: the log seen is the version's up to the instant, the replayed events and the counts
+    // of those replayed before emptied (nothing reads them; kept, they would grow with the log)
+    const [{ kind }] = (
+      await client.query<{ kind: string }>(
+        `SELECT relkind::text AS kind FROM pg_class WHERE relnamespace = pg_my_temp_schema() AND relname = 'event_log'`,
+      )
+    ).rows;
+    await client.query(
+      [
+        kind === 'r'
+          ? `ALTER TABLE pg_temp.event_log RENAME TO event_log_replayed`
+          : `DELETE FROM pg_temp.event_log_replayed`,
+        ...[...NOT_KEPT].filter((tb) => tb !== 'event_log').map((tb) => `DELETE FROM pg_temp.${tb}`),
+        `CREATE OR REPLACE TEMP VIEW event_log AS
+           SELECT * FROM ${version}.event_log WHERE created_at <= '${new Date(at).toISOString()}'::timestamptz`,
+      ].join(';\n'),
+    );
+    log = 'event_log_replayed';
+  } else if (checkpoint) {
     const schema = checkpointSchema(version);
     const kept = new Set(session.tables.filter((tb) => !NOT_KEPT.has(tb)));
     const id = Number(checkpoint.id);
+    const base = Number(checkpoint.base);
     const { rows: has } = await client.query<{ tbl: string }>(
-      `SELECT tbl FROM ${schema}.checkpoint_rows WHERE id = $1 ORDER BY tbl`,
-      [id],
+      `SELECT DISTINCT tbl FROM ${schema}.${CHANGES} WHERE id BETWEEN $1 AND $2 ORDER BY tbl`,
+      [base, id],
     );
     const unknown = has.find((r) => !kept.has(r.tbl));
     if (unknown) throw new Error(`checkpoint ${id} holds rows of ${unknown.tbl}, not a table it keeps`);
     const used = (tb: string) => !unused.has(tb);
     // one round trip: the fresh rows out (only the seeded tables have any: each read is rolled back), the
-    // checkpoint's in (each table's rows one value, read back as an array of its rows). The log is the
+    // checkpoint's in: the rows of its full base, with the rows each checkpoint after it up to this one added and
+    // without those it removed (each table's rows of a checkpoint are one value, the text of an array of the
+    // rows' texts, as the maker's session wrote them; a row is compared by its text, as often as it occurs). The log is the
     // version's up to the instant (the replayed events are written to the fresh log, renamed, which nothing
     // reads): read as one table, the reads get the version's plans (Postgres plans a union whose branch has a
     // filter far worse). While applying, a projection reads of the log only its earliest instant (projects: is
@@ -298,15 +421,20 @@ async function replayUpTo(
     // (as-of.int-spec.ts) compare every read from a checkpoint with a fresh flaglens, so one that read more of
     // it would fail them.
     const upto = new Date(at).toISOString();
+    const rowsOf = (tb: string, column: 'added' | 'removed') =>
+      `SELECT unnest(c.${column}::text[]) AS r FROM ${schema}.${CHANGES} c
+        WHERE c.id BETWEEN ${base} AND ${id} AND c.tbl = '${tb}' AND c.${column} IS NOT NULL`;
     await client.query(
       [
         ...session.seeded.filter(used).map((tb) => `DELETE FROM pg_temp.${tb}`),
         ...has
           .filter((r) => used(r.tbl))
-          .map(
-            ({ tbl: tb }) =>
-              `INSERT INTO pg_temp.${tb} SELECT * FROM unnest((SELECT r.rows FROM ${schema}.checkpoint_rows r
-               WHERE r.id = ${id} AND r.tbl = '${tb}')::pg_temp.${tb}[])`,
+          .map(({ tbl: tb }) =>
+            base === id
+              ? `INSERT INTO pg_temp.${tb} SELECT * FROM unnest((SELECT c.added FROM ${schema}.${CHANGES} c
+                  WHERE c.id = ${id} AND c.tbl = '${tb}')::text[]::pg_temp.${tb}[])`
+              : `INSERT INTO pg_temp.${tb} SELECT * FROM unnest((SELECT array_agg(s.r)::pg_temp.${tb}[] FROM
+                  (${rowsOf(tb, 'added')} EXCEPT ALL ${rowsOf(tb, 'removed')}) s))`,
           ),
         `ALTER TABLE pg_temp.event_log RENAME TO event_log_replayed`,
         `CREATE TEMP VIEW event_log AS
@@ -318,6 +446,8 @@ async function replayUpTo(
   // a write that would reach a table of the version, or of `public`, fails instead of happening (Postgres
   // still lets a read-only transaction write temporary tables)
   if (readOnly) await client.query('SET LOCAL transaction_read_only = on');
+  // a maker's session: what the replay changes is captured from here on (the rows loaded above are not)
+  if (session.capture) await client.query(`SET LOCAL flaglens.as_of_capture = on`);
   const t1 = performance.now();
 
   const sourced = (r: LogRow): SourcedEvent => {
@@ -350,6 +480,7 @@ async function replayUpTo(
   return {
     events: rows.length,
     checkpoint: checkpoint ? checkpoint.upto.toISOString() : null,
+    amends: checkpoint ? Number(checkpoint.id) - Number(checkpoint.base) : 0,
     loadMs: t0 - t,
     freshMs: t1 - t0,
     replayMs: performance.now() - t1,
@@ -472,119 +603,249 @@ export async function makeCheckpoint(
 ): Promise<MadeCheckpoint | null> {
   if (!Number.isInteger(every) || every < 1) throw new Error(`checkpoint every ${every} events: not a count`);
   const t = performance.now();
-  const session = await freshTables(client);
+  let session = await freshTables(client, true);
+  let outOfOrder = false;
   const version = await versionOf(client);
   const schema = checkpointSchema(version);
   await client.query('SELECT pg_advisory_lock(hashtext($1))', [schema]);
   try {
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    // checkpoints kept whole each (an earlier release's `checkpoint_rows`): derived data, made again as changes
+    await client.query(
+      `DO $$ BEGIN IF to_regclass('${schema}.checkpoint_rows') IS NOT NULL THEN
+         DROP TABLE ${schema}.checkpoint_rows, ${schema}.checkpoints; END IF; END $$`,
+    );
+    // `base`: the full checkpoint a checkpoint's changes amend (itself when it is full); `bytes`: the text of
+    // its rows or changes, uncompressed
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${schema}.checkpoints (
          id int PRIMARY KEY, upto timestamptz NOT NULL, events bigint NOT NULL, positions jsonb NOT NULL,
-         shape text NOT NULL, made_at timestamptz NOT NULL DEFAULT now())`,
+         shape text NOT NULL, render text NOT NULL, base int NOT NULL, bytes bigint NOT NULL,
+         made_at timestamptz NOT NULL DEFAULT now())`,
     );
-    // a table's rows at the checkpoint: one value, the text of the array of its rows, compressed (lz4 where
-    // the server has it: quicker to read back than Postgres's own)
-    const rowsTable = (compression: string) =>
-      `CREATE TABLE IF NOT EXISTS ${schema}.checkpoint_rows (
+    await client.query(`CREATE INDEX IF NOT EXISTS checkpoints_upto_idx ON ${schema}.checkpoints (upto)`);
+    // a table's rows at a full checkpoint (`added`), or the rows a checkpoint adds to and removes from those of
+    // the one before it: each one value, the text of the array of the rows, compressed (lz4 where the server has
+    // it: quicker to read back than Postgres's own)
+    const changesTable = (compression: string) =>
+      `CREATE TABLE IF NOT EXISTS ${schema}.${CHANGES} (
          id int NOT NULL REFERENCES ${schema}.checkpoints ON DELETE CASCADE, tbl text NOT NULL,
-         rows text ${compression} NOT NULL, PRIMARY KEY (id, tbl))`;
-    await client.query(rowsTable('COMPRESSION lz4')).catch(() => client.query(rowsTable('')));
-    // no longer usable (another shape; newer than the newest usable): dropped
-    const all = (
-      await client.query<CheckpointRow & { shape: string }>(
-        `SELECT id, upto, events::text AS events, shape FROM ${schema}.checkpoints ORDER BY upto DESC`,
-      )
-    ).rows;
-    const mine = all.filter((k) => k.shape === session.shape);
-    const stale = [
-      ...all.filter((k) => k.shape !== session.shape),
-      ...mine.slice(0, await newestUsable(client, version, mine)),
-    ];
-    if (stale.length > 0)
+         added text ${compression} NULL, removed text ${compression} NULL, PRIMARY KEY (id, tbl))`;
+    await client.query(changesTable('COMPRESSION lz4')).catch(() => client.query(changesTable('')));
+    // no longer usable: made of other tables, or where rows read otherwise; newer than the newest usable (a late
+    // event stored since, up to their instant: usually none, so the newest is checked alone first)
+    await client.query(`DELETE FROM ${schema}.checkpoints WHERE shape <> $1 OR render <> $2`, [
+      session.shape,
+      session.render,
+    ]);
+    const newestOf = async () =>
+      (
+        await client.query<CheckpointRow>(
+          `SELECT id, upto, events::text AS events, positions, base FROM ${schema}.checkpoints
+            ORDER BY upto DESC LIMIT 1`,
+        )
+      ).rows[0];
+    let newest = await newestOf();
+    if (newest && (await eventsUpTo(client, version, newest.upto)) !== newest.events) {
+      const all = (
+        await client.query<CheckpointRow>(
+          `SELECT id, upto, events::text AS events FROM ${schema}.checkpoints ORDER BY upto DESC`,
+        )
+      ).rows;
+      const stale = all.slice(0, await newestUsable(client, version, all));
       await client.query(`DELETE FROM ${schema}.checkpoints WHERE id = ANY($1)`, [stale.map((k) => k.id)]);
+      newest = await newestOf();
+    }
+    // the session's tables hold the newest checkpoint's rows (made last here), or none is made yet and they are
+    // fresh: the replay goes on from them. Otherwise they start fresh, and the newest is loaded
+    const holding = newest ? session.holds === Number(newest.id) : session.holds === 'fresh';
+    if (!holding && session.holds !== 'fresh') {
+      await dropFreshTables(client);
+      session = await freshTables(client, true);
+    }
 
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
     let committed = false;
     try {
-      const [newest] = (
-        await client.query<{ events: string }>(
-          `SELECT events::text AS events FROM ${schema}.checkpoints ORDER BY upto DESC LIMIT 1`,
-        )
-      ).rows;
-      const after = Number(newest?.events ?? 0);
+      const after = newest?.upto ?? null;
       // the instant of the `every`-th event after it; not within the last minute of the log, where events of
       // another partition may still be arriving with earlier instants
       const [next] = (
         await client.query<{ c: Date }>(
           `SELECT created_at AS c FROM ${version}.event_log
-            WHERE created_at <= (SELECT max(created_at) - interval '1 minute' FROM ${version}.event_log)
+            WHERE created_at > COALESCE($2::timestamptz, '-infinity')
+              AND created_at <= (SELECT max(created_at) - interval '1 minute' FROM ${version}.event_log)
             ORDER BY created_at OFFSET $1 LIMIT 1`,
-          [after + every - 1],
+          [every - 1, after],
         )
       ).rows;
       if (!next) return null;
       let upto = next.c.toISOString();
       let positions: Positions | null = null;
       for (let tries = 0; tries < 5 && positions === null; tries++) {
-        const { rows } = await client.query<{ p: string; end: string; late: Date | null }>(
-          `WITH e AS (SELECT source_partition AS p, created_at,
-                             CASE WHEN source_partition IS NULL THEN id ELSE source_offset END AS pos
-                        FROM ${version}.event_log),
-                ends AS (SELECT p, max(pos) AS end FROM e WHERE created_at <= $1::timestamptz GROUP BY p)
-           SELECT COALESCE(ends.p::text, 'null') AS p, ends.end::text AS end,
-                  (SELECT max(e.created_at) FROM e
-                    WHERE e.p IS NOT DISTINCT FROM ends.p AND e.created_at > $1::timestamptz AND e.pos < ends.end) AS late
-             FROM ends`,
-          [upto],
-        );
-        const late = rows.map((r) => r.late).filter((d): d is Date => d !== null);
-        if (late.length === 0) positions = Object.fromEntries(rows.map((r) => [r.p, r.end]));
-        else upto = new Date(Math.max(...late.map((d) => d.getTime()))).toISOString();
+        const ends = await positionsUpTo(client, version, after, newest?.positions ?? {}, upto);
+        const late = await lateAfter(client, version, newest?.positions ?? {}, ends, upto);
+        if (late === null) positions = ends;
+        else upto = late.toISOString();
       }
       if (positions === null) return null;
-      // the replay is undone once its rows are read: the fresh tables stay fresh for the next checkpoint
-      await client.query('SAVEPOINT replay');
-      await replayUpTo(client, session, upto, true, false);
-      const { rows: saved } = await client.query<{ tbl: string; rows: string }>(
-        session.tables
-          .filter((tb) => !NOT_KEPT.has(tb))
-          .map(
-            (tb) =>
-              `SELECT '${tb}' AS tbl, array_agg(t)::text AS rows FROM pg_temp.${tb} t HAVING count(*) > 0`,
-          )
-          .join('\nUNION ALL '),
+      // the replay is kept: the tables hold this checkpoint's rows for the next one
+      const replay = await replayUpTo(
+        client,
+        session,
+        upto,
+        true,
+        false,
+        allProjections(),
+        holding ? (newest ?? null) : undefined,
       );
-      await client.query('ROLLBACK TO SAVEPOINT replay');
-      const [{ n }] = (
-        await client.query<{ n: string }>(
-          `SELECT count(*)::text AS n FROM ${version}.event_log WHERE created_at <= $1::timestamptz`,
-          [upto],
-        )
-      ).rows;
+      const kept = session.tables.filter((tb) => !NOT_KEPT.has(tb));
+      // what the replay changed from the newest checkpoint, if it started from it; the rows whole otherwise
+      const fromNewest = newest !== undefined && replay.checkpoint === newest.upto.toISOString();
+      let changes = fromNewest ? await capturedChanges(client, kept) : null;
+      let base = 0;
+      if (changes && newest) {
+        // the changes since the newest full checkpoint, these included, no larger than its rows: the next read
+        // loads at most twice a full checkpoint, and the changes pay for each full one
+        const [{ since, full }] = (
+          await client.query<{ since: string; full: string }>(
+            `SELECT (SELECT COALESCE(sum(bytes), 0) FROM ${schema}.checkpoints WHERE id > $1)::text AS since,
+                    (SELECT bytes FROM ${schema}.checkpoints WHERE id = $1)::text AS full`,
+            [newest.base],
+          )
+        ).rows;
+        if (Number(since) + bytesOf(changes) <= Number(full)) base = newest.base;
+        else changes = null;
+      }
+      if (!changes)
+        changes = (
+          await client.query<Change>(
+            kept
+              .map(
+                (tb) =>
+                  `SELECT '${tb}' AS tbl, array_agg(t::text)::text AS added, NULL::text AS removed
+                     FROM pg_temp.${tb} t HAVING count(*) > 0`,
+              )
+              .join('\nUNION ALL '),
+          )
+        ).rows;
+      await client.query(`DELETE FROM pg_temp.${CAPTURED}`);
+      const n = await eventsUpTo(client, version, upto);
       const [{ id }] = (
         await client.query<{ id: number }>(`SELECT COALESCE(max(id), 0) + 1 AS id FROM ${schema}.checkpoints`)
       ).rows;
       await client.query(
-        `INSERT INTO ${schema}.checkpoints (id, upto, events, positions, shape) VALUES ($1, $2, $3, $4, $5)`,
-        [id, upto, n, JSON.stringify(positions), session.shape],
+        `INSERT INTO ${schema}.checkpoints (id, upto, events, positions, shape, render, base, bytes)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [id, upto, n, JSON.stringify(positions), session.shape, session.render, base || id, bytesOf(changes)],
       );
       await client.query(
-        `INSERT INTO ${schema}.checkpoint_rows (id, tbl, rows) SELECT $1, * FROM unnest($2::text[], $3::text[])`,
-        [id, saved.map((r) => r.tbl), saved.map((r) => r.rows)],
+        `INSERT INTO ${schema}.${CHANGES} (id, tbl, added, removed)
+         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])`,
+        [id, changes.map((r) => r.tbl), changes.map((r) => r.added), changes.map((r) => r.removed)],
       );
       await client.query('COMMIT');
       committed = true;
+      session.holds = id;
       return { upto, events: Number(n), ms: performance.now() - t };
+    } catch (e) {
+      if (!(e instanceof ReplayOutOfOrder)) throw e;
+      outOfOrder = true;
     } finally {
       if (!committed) await client.query('ROLLBACK').catch(() => undefined);
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [schema]).catch(() => undefined);
     // a tidy that fails leaves dead rows for the next one
-    if (options.keep) await tidyAsOf(client).catch(() => undefined);
+    if (options.keep && !outOfOrder) await tidyAsOf(client).catch(() => undefined);
     else await dropFreshTables(client).catch(() => undefined);
   }
+  // an event out of order after the checkpoint its tables held: made again from fresh tables (the newest loaded,
+  // or every event replayed)
+  return outOfOrder ? makeCheckpoint(client, every, options) : null;
+}
+
+/** A table's rows of a checkpoint, or its changes: each the text of an array of the table's rows. */
+interface Change {
+  tbl: string;
+  added: string | null;
+  removed: string | null;
+}
+
+const bytesOf = (changes: readonly Change[]): number =>
+  changes.reduce((n, c) => n + (c.added?.length ?? 0) + (c.removed?.length ?? 0), 0);
+
+/**
+ * The net changes a maker's replay captured (`captureChanges`), per kept table: the rows written more often
+ * than replaced or deleted (`added`), and the reverse (`removed`), each as often as the difference.
+ */
+async function capturedChanges(client: PoolClient, kept: readonly string[]): Promise<Change[]> {
+  const { rows } = await client.query<Change>(
+    `SELECT tbl, (array_agg(r) FILTER (WHERE n > 0))::text AS added, (array_agg(r) FILTER (WHERE n < 0))::text AS removed
+       FROM (SELECT tbl, r, sum(sign) AS n FROM pg_temp.${CAPTURED} GROUP BY tbl, r HAVING sum(sign) <> 0) net,
+            generate_series(1, abs(n))
+      WHERE tbl = ANY($1::text[])
+      GROUP BY tbl ORDER BY tbl`,
+    [kept],
+  );
+  return rows;
+}
+
+const positionSql = `CASE WHEN source_partition IS NULL THEN id ELSE source_offset END`;
+const partitionIs = (p: string): string =>
+  p === 'null' ? 'source_partition IS NULL' : `source_partition = ${BigInt(p).toString()}`;
+
+/**
+ * Where the events up to `upto` end per partition (`Positions`), from those up to the previous checkpoint's
+ * instant `after` (`before`) and the events created in (`after`, `upto`]: only those are read.
+ */
+async function positionsUpTo(
+  client: PoolClient,
+  version: string,
+  after: Date | null,
+  before: Positions,
+  upto: string,
+): Promise<Positions> {
+  const { rows } = await client.query<{ p: string; end: string }>(
+    `SELECT COALESCE(source_partition::text, 'null') AS p, max(${positionSql})::text AS end
+       FROM ${version}.event_log
+      WHERE created_at > COALESCE($1::timestamptz, '-infinity') AND created_at <= $2::timestamptz
+      GROUP BY source_partition`,
+    [after, upto],
+  );
+  const ends: Positions = { ...before };
+  for (const r of rows) if (ends[r.p] === undefined || BigInt(r.end) > BigInt(ends[r.p])) ends[r.p] = r.end;
+  return ends;
+}
+
+/**
+ * The latest instant of an event created after `upto` but stored before the end of its partition's events up
+ * to it (`ends`): one the replay from `upto` would apply in another order than the projector did. Only the
+ * positions from the previous checkpoint's end (`before`) are read: an event before it was checked when that
+ * checkpoint was made, and one stored since comes after every event then stored, so after that end. None: null.
+ */
+async function lateAfter(
+  client: PoolClient,
+  version: string,
+  before: Positions,
+  ends: Positions,
+  upto: string,
+): Promise<Date | null> {
+  const parts = Object.keys(ends);
+  if (parts.length === 0) return null;
+  const { rows } = await client.query<{ late: Date | null }>(
+    `SELECT max(late) AS late FROM (${parts
+      .map(
+        (p) =>
+          `SELECT max(created_at) AS late FROM ${version}.event_log
+            WHERE ${partitionIs(p)} AND ${positionSql} < ${BigInt(ends[p]).toString()}
+              ${before[p] === undefined ? '' : `AND ${positionSql} >= ${BigInt(before[p]).toString()}`}
+              AND created_at > $1::timestamptz`,
+      )
+      .join('\n UNION ALL ')}) l`,
+    [upto],
+  );
+  return rows[0].late;
 }
 
 /** The storage a version's checkpoints take, in bytes, and how many there are. */

@@ -4,6 +4,7 @@ import { EventCounts1763800003400 } from './event-log/event-counts.migration';
 import { EventLogGroups1763800004400 } from './event-log/event-log-groups.migration';
 import { EventLogSearch1763800004600 } from './event-log/event-log-search.migration';
 import { EventSearchSpeed1763800004700 } from './event-log/event-search-speed.migration';
+import { EventLogDays1763800004800 } from './event-log/event-log-days.migration';
 import { Identity1763800001100 } from './identity/identity.migration';
 import { IdentityApplyFunction1763800003100 } from './identity/identity-apply-function.migration';
 import { IdentityGroupDetails1763800004510 } from './identity/identity-group-details.migration';
@@ -38,6 +39,7 @@ export const PROJECTIONS_OWN_MIGRATIONS: (new () => MigrationInterface)[] = [
   EventLogGroups1763800004400,
   EventLogSearch1763800004600,
   EventSearchSpeed1763800004700,
+  EventLogDays1763800004800,
   // identity
   Identity1763800001100,
   IdentityApplyFunction1763800003100,

@@ -108,6 +108,7 @@ export async function appendEvents(
   }
   if (copied) {
     await countStored(client, unique);
+    await countDays(client, unique);
     await countSearchable(client, unique);
     await recordRelease(client, unique);
     return unique;
@@ -125,6 +126,7 @@ export async function appendEvents(
   const newIds = new Set(inserted.rows.map((r) => Number(r.id)));
   const stored = unique.filter((s) => newIds.has(s.event.id));
   await countStored(client, stored);
+  await countDays(client, stored);
   await countSearchable(client, stored);
   await recordRelease(client, stored);
   return stored;
@@ -204,6 +206,23 @@ async function countStored(client: PoolClient, stored: SourcedEvent[]): Promise<
        FROM unnest($1::text[], $2::bigint[]) AS t(k, n)
      ON CONFLICT (names) DO UPDATE SET n = c.n + EXCLUDED.n`,
     [keys, keys.map((k) => counts.get(k)!)],
+  );
+}
+
+/**
+ * The newly stored events added to `event_log_days` (per UTC day of `created_at` and source partition), in the
+ * batch's transaction. Postgres reads each instant from the same text the log's COPY gave it, so an event is
+ * counted in the day its stored `created_at` falls in; sorted, so two partitions' transactions lock shared rows
+ * in the same order.
+ */
+async function countDays(client: PoolClient, stored: SourcedEvent[]): Promise<void> {
+  if (stored.length === 0) return;
+  await client.query(
+    `INSERT INTO event_log_days AS d (day, source_partition, n)
+     SELECT (t::timestamptz AT TIME ZONE 'UTC')::date, p, count(*)
+       FROM unnest($1::text[], $2::int[]) AS u(t, p) GROUP BY 1, 2 ORDER BY 1, 2
+     ON CONFLICT (day, source_partition) DO UPDATE SET n = d.n + EXCLUDED.n`,
+    [stored.map((s) => s.event.createdAt), stored.map((s) => s.partition ?? -1)],
   );
 }
 
