@@ -118,6 +118,16 @@ describe('rebuild with zero read downtime', () => {
 
   it('switches to a rebuilt version whose answers equal the old ones byte for byte; readers never fail or see it half-built', async () => {
     const before = await answers();
+    // every index of the old version's tables, the search's (built after the bulk replay) included
+    const indexes = async (schema: string) =>
+      (
+        await meta.query<{ def: string }>(
+          `SELECT replace(indexdef, $1 || '.', '') AS def FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname`,
+          [schema],
+        )
+      ).rows.map((r) => r.def);
+    const indexesBefore = await indexes('flaglens_v1');
+    expect(indexesBefore.some((d) => d.includes('event_log_search_text_trgm_idx'))).toBe(true);
     const watched = flags[3];
     const expectedTotal = JSON.parse(before.get(`events:${watched}`)!).total as number;
     let readsDone = 0;
@@ -156,6 +166,7 @@ describe('rebuild with zero read downtime', () => {
     expect(result.previous?.schema).toBe('flaglens_v1');
     expect(result.version.schema).toBe('flaglens_v2');
     expect(await answers()).toEqual(before);
+    expect(await indexes('flaglens_v2')).toEqual(indexesBefore);
     // the old version is gone, with its checkpoints
     const schemas = await meta.query(
       `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'flaglens_v%' ORDER BY 1`,

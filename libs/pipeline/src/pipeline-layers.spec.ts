@@ -8,6 +8,7 @@ import { join } from 'node:path';
  */
 const ORDER = [
   'rebuild',
+  'deferred-indexes',
   'partition-consumer',
   'partition-control',
   'fetched-batch',

@@ -19,6 +19,7 @@ import { BatchApplier } from './batch-applier';
 import type { EventFormat } from '@flaglens/contract';
 import type { DeadLetter } from './classify-messages';
 import { PartitionConsumer } from './partition-consumer';
+import { buildDeferredIndexes, deferSearchIndexes } from './deferred-indexes';
 import { positionsIn, rebuildGroupOf } from '@flaglens/operations';
 
 export interface RebuildOptions {
@@ -45,7 +46,8 @@ export interface RebuildOptions {
 }
 
 export interface RebuildProgress {
-  phase: 'replaying' | 'switching' | 'switched';
+  /** `indexing`: caught up once, the search's indexes are built over the stored log before the switch */
+  phase: 'replaying' | 'indexing' | 'switching' | 'switched';
   version: ProjectionVersion;
   applied: number;
   target: number;
@@ -125,6 +127,8 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
           'building',
           opts.projectionRoutines,
         );
+    // the search's indexes are built after the bulk replay (an interrupted rebuild kept their definitions)
+    if (!resumed) await deferSearchIndexes(pool, version.schema);
     const previous = await activeVersion(pool);
     log.log(
       `${resumed ? 'resuming' : 'building'} ${version.schema} from ${opts.topic} (active: ${previous?.schema ?? 'none'})`,
@@ -167,6 +171,7 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
     });
     await consumer.start();
     let switched = false;
+    let indexed = false;
     let applied = 0;
     try {
       for (;;) {
@@ -183,6 +188,22 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
         const target = high.reduce((n, p) => n + p.high, 0);
         // caught up: at or past the live projector's position on every partition (the live group may lag)
         const caughtUp = high.every((p) => (mine.get(p.partition) ?? 0) >= (live.get(p.partition) ?? 0));
+        if (caughtUp && !indexed) {
+          // while they are built the replay goes on (its writes wait for each build), then catches up again
+          opts.onProgress?.({
+            phase: 'indexing',
+            version,
+            applied,
+            target: high.reduce((n, p) => n + p.high, 0),
+            live: sum(live),
+          });
+          const t0 = Date.now();
+          const built = await buildDeferredIndexes(pool, version.schema);
+          if (built.length > 0)
+            log.log(`built ${built.length} search indexes of ${version.schema} in ${Date.now() - t0} ms`);
+          indexed = true;
+          continue;
+        }
         opts.onProgress?.({
           phase: caughtUp ? 'switching' : 'replaying',
           version,
