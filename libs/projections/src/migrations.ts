@@ -5,6 +5,7 @@ import { EventLogGroups1763800004400 } from './event-log/event-log-groups.migrat
 import { EventLogSearch1763800004600 } from './event-log/event-log-search.migration';
 import { EventSearchSpeed1763800004700 } from './event-log/event-search-speed.migration';
 import { EventLogDays1763800004800 } from './event-log/event-log-days.migration';
+import { EventSearchPending1763800004900 } from './event-log/event-search-pending.migration';
 import { Identity1763800001100 } from './identity/identity.migration';
 import { IdentityApplyFunction1763800003100 } from './identity/identity-apply-function.migration';
 import { IdentityGroupDetails1763800004510 } from './identity/identity-group-details.migration';
@@ -40,6 +41,7 @@ export const PROJECTIONS_OWN_MIGRATIONS: (new () => MigrationInterface)[] = [
   EventLogSearch1763800004600,
   EventSearchSpeed1763800004700,
   EventLogDays1763800004800,
+  EventSearchPending1763800004900,
   // identity
   Identity1763800001100,
   IdentityApplyFunction1763800003100,
