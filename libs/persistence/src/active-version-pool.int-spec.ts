@@ -50,4 +50,34 @@ describe('ActiveVersionPool (real Postgres)', () => {
       await reads.close();
     }
   });
+
+  it('runs a statement that failed on a version switched out (and dropped) once more, on the active one', async () => {
+    const reads = new ActiveVersionPool(tdb.url, 1);
+    try {
+      await reads.refresh();
+      expect(reads.schema).toBe('flaglens_v1');
+      const prepared = rowsVia(reads, { prepared: true });
+      await tdb.query(`CREATE TABLE flaglens_v1.marker AS SELECT 1 AS v`);
+      expect(await prepared.query('SELECT v FROM marker')).toEqual([{ v: 1 }]);
+      // a rebuild's switch and the drop of the old version, of which the pool has not learned
+      await tdb.query(`CREATE SCHEMA flaglens_v2`);
+      await tdb.query(`CREATE TABLE flaglens_v2.marker AS SELECT 2 AS v`);
+      await tdb.query(
+        `INSERT INTO projection_versions (version, schema_name, status) VALUES (2, 'flaglens_v2', 'building')`,
+      );
+      await tdb.query(`UPDATE projection_versions SET status = 'retired' WHERE version = 1`);
+      await tdb.query(`UPDATE projection_versions SET status = 'active' WHERE version = 2`);
+      await tdb.query(`DROP SCHEMA flaglens_v1 CASCADE`);
+      expect(reads.schema).toBe('flaglens_v1');
+      expect(await prepared.query('SELECT v FROM marker')).toEqual([{ v: 2 }]);
+      expect(await rowsVia(reads).query('SELECT v FROM marker')).toEqual([{ v: 2 }]);
+      expect(reads.schema).toBe('flaglens_v2');
+      // a failure on the active version is the statement's own: as it is
+      await expect(rowsVia(reads).query('SELECT v FROM no_such_table')).rejects.toMatchObject({
+        code: '42P01',
+      });
+    } finally {
+      await reads.close();
+    }
+  });
 });

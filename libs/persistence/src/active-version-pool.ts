@@ -14,12 +14,27 @@ export function isReadPool(db: object): db is ReadPool {
 }
 
 /**
+ * Whether a statement's failure may be the doing of a version switch: an error Postgres raised (it has a
+ * SQLSTATE), other than the connection's (08, 57P: a shutdown, a restart) or the values' (22 data exception, 23
+ * integrity). The old version dropped under a statement fails it in several ways: a table or a function gone
+ * (42P01, 42883), a deadlock with the `DROP SCHEMA` (40P01), a wait behind it cut short (55P03, 57014).
+ */
+function mayBeSwitch(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|22|23|57P)/.test(code);
+}
+
+/**
  * Connections for reading projections. Each pool is bound (search_path) to one projection version; when a
  * rebuild switches the active version, `refresh` opens a pool on the new one and retires the old pool
  * after a grace period, so queries in flight finish on the version they started on.
+ *
+ * A rebuild drops the old version a while after its switch (`--drop-old-after`), which a reader may learn of
+ * only later (its periodic check, a change notice lost): a statement of a pool's `query` that fails once its
+ * version is no longer the active one is run again, once, on the active version, instead of failing its read.
  */
 export class ActiveVersionPool implements ReadPool {
-  private current?: { schema: string; pool: Pool };
+  private current?: { schema: string; pool: Pool; query: Pool['query'] };
   private refreshing?: Promise<boolean>;
 
   constructor(
@@ -50,12 +65,13 @@ export class ActiveVersionPool implements ReadPool {
   }
 
   private async doRefresh(): Promise<boolean> {
-    const probe = this.current?.pool ?? openPool({ connectionString: this.url, max: 1 });
+    // the pool's own query: a failed look-up is not retried through this very refresh
+    const probe = this.current ? undefined : openPool({ connectionString: this.url, max: 1 });
     let active;
     try {
-      active = await activeVersion(probe);
+      active = await activeVersion(probe ?? { query: this.current!.query });
     } finally {
-      if (!this.current) await probe.end();
+      await probe?.end();
     }
     if (!active) throw new Error('there is no active projection version: run `npm run migrate`');
     if (active.schema === this.current?.schema) return false;
@@ -73,9 +89,47 @@ export class ActiveVersionPool implements ReadPool {
       idleTimeoutMillis: this.idleTimeoutMs,
       keepAlive: true,
     });
-    this.current = { schema: active.schema, pool };
+    this.current = { schema: active.schema, pool, query: this.followSwitches(pool, active.schema) };
     if (old) setTimeout(() => void old.pool.end().catch(() => undefined), this.graceMs).unref();
     return true;
+  }
+
+  /**
+   * Makes `pool.query` (promise form) run a failed statement again, once, on the active version when the
+   * version it ran on (`schema`) is no longer the active one; returns the pool's own `query`.
+   */
+  private followSwitches(pool: Pool, schema: string): Pool['query'] {
+    const own = pool.query.bind(pool) as Pool['query'];
+    const run = own as (...args: unknown[]) => Promise<unknown>;
+    pool.query = (async (...args: unknown[]) => {
+      // a callback or a submittable (a cursor): as pg runs it
+      const [first, ...rest] = args;
+      if (
+        rest.some((a) => typeof a === 'function') ||
+        typeof (first as { submit?: unknown })?.submit === 'function'
+      )
+        return run(...args);
+      try {
+        return await run(...args);
+      } catch (e) {
+        if (!(await this.switchedFrom(schema, e))) throw e;
+        return (this.current!.query as (...a: unknown[]) => Promise<unknown>)(...args);
+      }
+    }) as Pool['query'];
+    return own;
+  }
+
+  /** Whether `schema` is no longer the active version (looked up again when `e` may be a switch's doing). */
+  private async switchedFrom(schema: string, e: unknown): Promise<boolean> {
+    if (this.current?.schema === schema) {
+      if (!mayBeSwitch(e)) return false;
+      try {
+        await this.refresh();
+      } catch {
+        return false;
+      }
+    }
+    return this.current !== undefined && this.current.schema !== schema;
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,7 @@ import {
   Database,
   createProjectionVersion,
   openPool,
+  retryTransient,
   type Routine,
   searchPathOption,
   VERSION_SWITCH_LOCK,
@@ -227,9 +228,15 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
         `switched to ${version.schema}; ${previous.schema} is dropped in ${Math.round(opts.dropOldAfterMs / 1000)} s`,
       );
       await sleep(opts.dropOldAfterMs);
-      await pool.query(`DROP SCHEMA IF EXISTS ${assertSchemaName(previous.schema)} CASCADE`);
-      // and its checkpoints for reads as of an instant
-      await pool.query(`DROP SCHEMA IF EXISTS ${checkpointSchema(previous.schema)} CASCADE`);
+      // the old version and its checkpoints for reads as of an instant. A reader not yet moved to the new
+      // version (its statements then run again there) may deadlock with a drop, which locks the tables one
+      // after another: the drop, if it is the one cancelled, is tried again
+      for (const schema of [assertSchemaName(previous.schema), checkpointSchema(previous.schema)]) {
+        let attempts = 0;
+        await retryTransient(() => pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`), {
+          shouldStop: () => ++attempts >= 5,
+        });
+      }
     }
     return {
       version: { ...version, status: switched ? 'active' : 'building' },
