@@ -7,6 +7,7 @@ import { assertSchemaName, type RowQueryable } from '@flaglens/persistence';
 import { applyProjections } from './apply-projections';
 import { appendEvents } from './event-log/event-log.projection';
 import { PROJECTIONS_OWN_MIGRATIONS } from './migrations';
+import { SEARCH_INDEXES } from './event-log/search-indexes';
 import { READS_ANYTHING, type Reads } from './change-feed';
 import type { Projection, SourcedEvent } from './projection';
 import { allProjections, projectionsFor, tablesLeftOut } from './registry';
@@ -108,7 +109,12 @@ interface Session {
    * made last (its id), on which the next one's events are replayed without loading anything
    */
   holds: 'fresh' | number;
+  /** a maker's session: checkpoints made since its tables were last tidied */
+  untidy: number;
 }
+
+/** A maker tidies its kept tables every this many checkpoints: a vacuum costs about as much as a replay. */
+const MAKER_TIDY_EVERY = 16;
 
 /** The table a maker's session captures its replays' row changes in (`captureChanges`). */
 const CAPTURED = 'as_of_captured';
@@ -160,6 +166,9 @@ async function freshTables(client: PoolClient, capture = false): Promise<Session
       query: async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows,
     } as unknown as QueryRunner;
     for (const m of PROJECTIONS_OWN_MIGRATIONS) await new m().up(runner);
+    // the replayed events' search indexes: no projection reads them, and a trigram index costs every event
+    // replayed most of its storing
+    for (const index of SEARCH_INDEXES) await client.query(`DROP INDEX pg_temp.${index}`);
     const { rows } = await client.query<{ t: string; cols: string }>(
       `SELECT c.relname AS t, string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', '
                                          ORDER BY a.attnum) AS cols
@@ -190,6 +199,7 @@ async function freshTables(client: PoolClient, capture = false): Promise<Session
       capture,
       render,
       holds: 'fresh',
+      untidy: 0,
       seeded: seeded.rows.map((r) => r.t),
       shape: createHash('sha256')
         .update(kept.map((r) => `${r.t}(${r.cols})`).join('\n'))
@@ -757,8 +767,11 @@ export async function makeCheckpoint(
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [schema]).catch(() => undefined);
     // a tidy that fails leaves dead rows for the next one
-    if (options.keep && !outOfOrder) await tidyAsOf(client).catch(() => undefined);
-    else await dropFreshTables(client).catch(() => undefined);
+    if (!options.keep || outOfOrder) await dropFreshTables(client).catch(() => undefined);
+    else if (++session.untidy >= MAKER_TIDY_EVERY) {
+      session.untidy = 0;
+      await tidyAsOf(client).catch(() => undefined);
+    }
   }
   // an event out of order after the checkpoint its tables held: made again from fresh tables (the newest loaded,
   // or every event replayed)

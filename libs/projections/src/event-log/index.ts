@@ -8,3 +8,4 @@ export * from './event-search.logic';
 export * from './event-summary.logic';
 export * from './search-text';
 export * from './search-counts.logic';
+export * from './search-indexes';
