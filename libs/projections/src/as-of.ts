@@ -710,13 +710,35 @@ export async function makeCheckpoint(
         holding ? (newest ?? null) : undefined,
       );
       const kept = session.tables.filter((tb) => !NOT_KEPT.has(tb));
+      const n = await eventsUpTo(client, version, upto);
+      const [{ id }] = (
+        await client.query<{ id: number }>(`SELECT COALESCE(max(id), 0) + 1 AS id FROM ${schema}.checkpoints`)
+      ).rows;
+      await client.query(
+        `INSERT INTO ${schema}.checkpoints (id, upto, events, positions, shape, render, base, bytes)
+         VALUES ($1, $2, $3, $4, $5, $6, $1, 0)`,
+        [id, upto, n, JSON.stringify(positions), session.shape, session.render],
+      );
+      // the rows go from the session's tables to the checkpoint's in Postgres: a whole checkpoint's text can be far
+      // larger than the process's heap
+      const bytes = async () =>
+        Number(
+          (
+            await client.query<{ bytes: string }>(
+              `SELECT COALESCE(sum(length(added) + COALESCE(length(removed), 0)), 0)::text AS bytes
+                 FROM ${schema}.${CHANGES} WHERE id = $1`,
+              [id],
+            )
+          ).rows[0].bytes,
+        );
       // what the replay changed from the newest checkpoint, if it started from it; the rows whole otherwise
-      const fromNewest = newest !== undefined && replay.checkpoint === newest.upto.toISOString();
-      let changes = fromNewest ? await capturedChanges(client, kept) : null;
-      let base = 0;
-      if (changes && newest) {
-        // the changes since the newest full checkpoint, these included, no larger than its rows: the next read
-        // loads at most twice a full checkpoint, and the changes pay for each full one
+      let whole = !(newest !== undefined && replay.checkpoint === newest.upto.toISOString());
+      if (!whole && newest) {
+        await client.query(
+          `INSERT INTO ${schema}.${CHANGES} (id, tbl, added, removed) ${capturedChanges(id, kept)}`,
+        );
+        // the changes since the newest whole checkpoint, these included, no larger than its rows: the next read
+        // loads at most twice a whole checkpoint, and the changes pay for each whole one
         const [{ since, full }] = (
           await client.query<{ since: string; full: string }>(
             `SELECT (SELECT COALESCE(sum(bytes), 0) FROM ${schema}.checkpoints WHERE id > $1)::text AS since,
@@ -724,36 +746,31 @@ export async function makeCheckpoint(
             [newest.base],
           )
         ).rows;
-        if (Number(since) + bytesOf(changes) <= Number(full)) base = newest.base;
-        else changes = null;
+        const changed = await bytes();
+        if (Number(since) + changed <= Number(full))
+          await client.query(`UPDATE ${schema}.checkpoints SET base = $2, bytes = $3 WHERE id = $1`, [
+            id,
+            newest.base,
+            changed,
+          ]);
+        else {
+          await client.query(`DELETE FROM ${schema}.${CHANGES} WHERE id = $1`, [id]);
+          whole = true;
+        }
       }
-      if (!changes)
-        changes = (
-          await client.query<Change>(
-            kept
-              .map(
-                (tb) =>
-                  `SELECT '${tb}' AS tbl, array_agg(t::text)::text AS added, NULL::text AS removed
-                     FROM pg_temp.${tb} t HAVING count(*) > 0`,
-              )
-              .join('\nUNION ALL '),
-          )
-        ).rows;
+      if (whole) {
+        await client.query(
+          `INSERT INTO ${schema}.${CHANGES} (id, tbl, added, removed) ${kept
+            .map(
+              (tb) =>
+                `SELECT ${Number(id)}, '${tb}', array_agg(t::text)::text, NULL::text FROM pg_temp.${tb} t
+                 HAVING count(*) > 0`,
+            )
+            .join('\nUNION ALL ')}`,
+        );
+        await client.query(`UPDATE ${schema}.checkpoints SET bytes = $2 WHERE id = $1`, [id, await bytes()]);
+      }
       await client.query(`DELETE FROM pg_temp.${CAPTURED}`);
-      const n = await eventsUpTo(client, version, upto);
-      const [{ id }] = (
-        await client.query<{ id: number }>(`SELECT COALESCE(max(id), 0) + 1 AS id FROM ${schema}.checkpoints`)
-      ).rows;
-      await client.query(
-        `INSERT INTO ${schema}.checkpoints (id, upto, events, positions, shape, render, base, bytes)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [id, upto, n, JSON.stringify(positions), session.shape, session.render, base || id, bytesOf(changes)],
-      );
-      await client.query(
-        `INSERT INTO ${schema}.${CHANGES} (id, tbl, added, removed)
-         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])`,
-        [id, changes.map((r) => r.tbl), changes.map((r) => r.added), changes.map((r) => r.removed)],
-      );
       await client.query('COMMIT');
       committed = true;
       session.holds = id;
@@ -778,30 +795,18 @@ export async function makeCheckpoint(
   return outOfOrder ? makeCheckpoint(client, every, options) : null;
 }
 
-/** A table's rows of a checkpoint, or its changes: each the text of an array of the table's rows. */
-interface Change {
-  tbl: string;
-  added: string | null;
-  removed: string | null;
-}
-
-const bytesOf = (changes: readonly Change[]): number =>
-  changes.reduce((n, c) => n + (c.added?.length ?? 0) + (c.removed?.length ?? 0), 0);
-
 /**
- * The net changes a maker's replay captured (`captureChanges`), per kept table: the rows written more often
- * than replaced or deleted (`added`), and the reverse (`removed`), each as often as the difference.
+ * The SELECT of the net changes a maker's replay captured (`captureChanges`) as checkpoint `id`'s, per kept
+ * table: the rows written more often than replaced or deleted (`added`), and the reverse (`removed`), each as
+ * often as the difference, as the text of an array of the rows' texts.
  */
-async function capturedChanges(client: PoolClient, kept: readonly string[]): Promise<Change[]> {
-  const { rows } = await client.query<Change>(
-    `SELECT tbl, (array_agg(r) FILTER (WHERE n > 0))::text AS added, (array_agg(r) FILTER (WHERE n < 0))::text AS removed
-       FROM (SELECT tbl, r, sum(sign) AS n FROM pg_temp.${CAPTURED} GROUP BY tbl, r HAVING sum(sign) <> 0) net,
-            generate_series(1, abs(n))
-      WHERE tbl = ANY($1::text[])
-      GROUP BY tbl ORDER BY tbl`,
-    [kept],
-  );
-  return rows;
+function capturedChanges(id: number, kept: readonly string[]): string {
+  return `SELECT ${Number(id)}, tbl, (array_agg(r) FILTER (WHERE n > 0))::text,
+                 (array_agg(r) FILTER (WHERE n < 0))::text
+            FROM (SELECT tbl, r, sum(sign) AS n FROM pg_temp.${CAPTURED} GROUP BY tbl, r HAVING sum(sign) <> 0) net,
+                 generate_series(1, abs(n))
+           WHERE tbl IN (${kept.map((t) => `'${t}'`).join(', ')})
+           GROUP BY tbl`;
 }
 
 const positionSql = `CASE WHEN source_partition IS NULL THEN id ELSE source_offset END`;
