@@ -84,10 +84,6 @@ interface CheckpointRow {
  */
 type Positions = Record<string, string>;
 
-const partitionKey = (p: number | null): string => (p === null ? 'null' : String(p));
-const positionOf = (r: Pick<LogRow, 'source_partition' | 'source_offset' | 'id'>): bigint =>
-  BigInt(r.source_partition === null ? r.id : (r.source_offset ?? r.id));
-
 /** The fresh tables a session keeps, per connection (`keep: true`). */
 interface Session {
   /** the projection tables in pg_temp, but the log's, in name order */
@@ -351,32 +347,37 @@ async function replayUpTo(
       : useCheckpoints
         ? await usableCheckpoint(client, version, session.shape, at)
         : null;
-  let rows: LogRow[] = [];
   if (checkpoint) {
-    rows = (
-      await client.query<LogRow>(
-        `SELECT ${columns} FROM ${version}.event_log l
-          WHERE l.created_at > $1::timestamptz AND l.created_at <= $2::timestamptz ${order}`,
-        [checkpoint.upto, at],
+    // each event after it must come after the checkpoint's events of its partition in the replay's order; one
+    // that does not (stored out of order since) is replayed with the rest from the start. Checked in Postgres:
+    // the events are read in batches below, never all at once
+    const [{ outOfOrder }] = (
+      await client.query<{ outOfOrder: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM ${version}.event_log l
+                 WHERE l.created_at > $1::timestamptz AND l.created_at <= $2::timestamptz
+                   AND (CASE WHEN l.source_partition IS NULL THEN l.id ELSE l.source_offset END)
+                       <= ($3::jsonb ->> COALESCE(l.source_partition::text, 'null'))::bigint) AS "outOfOrder"`,
+        [checkpoint.upto, at, JSON.stringify(checkpoint.positions)],
       )
     ).rows;
-    // each of these must come after the checkpoint's events of its partition in the replay's order;
-    // one that does not (stored out of order since) is replayed with the rest from the start
-    const ends = checkpoint.positions;
-    const inOrder = rows.every((r) => {
-      const end = ends[partitionKey(r.source_partition)];
-      return end === undefined || positionOf(r) > BigInt(end);
-    });
-    if (!inOrder && holding) throw new ReplayOutOfOrder();
-    if (!inOrder) checkpoint = null;
+    if (outOfOrder && holding) throw new ReplayOutOfOrder();
+    if (outOfOrder) checkpoint = null;
   }
-  if (!checkpoint)
-    rows = (
-      await client.query<LogRow>(
-        `SELECT ${columns} FROM ${version}.event_log l WHERE l.created_at <= $1::timestamptz ${order}`,
-        [at],
-      )
-    ).rows;
+  // the events to replay, read AS_OF_BATCH at a time through a cursor of the transaction: a replay of millions
+  // (an instant far from any checkpoint) holds one batch in memory
+  await client.query(
+    checkpoint
+      ? {
+          text: `DECLARE flaglens_as_of NO SCROLL CURSOR FOR SELECT ${columns} FROM ${version}.event_log l
+                  WHERE l.created_at > $1::timestamptz AND l.created_at <= $2::timestamptz ${order}`,
+          values: [checkpoint.upto, at],
+        }
+      : {
+          text: `DECLARE flaglens_as_of NO SCROLL CURSOR FOR SELECT ${columns} FROM ${version}.event_log l
+                  WHERE l.created_at <= $1::timestamptz ${order}`,
+          values: [at],
+        },
+  );
   const [{ release_id, release }] = (
     await client.query<{ release_id: string | null; release: string | null }>(
       `SELECT (SELECT event_id::text FROM ${version}.unleash_release) AS release_id,
@@ -476,19 +477,25 @@ async function replayUpTo(
       ...(r.id === release_id && release !== null ? { release } : {}),
     };
   };
-  for (let i = 0; i < rows.length; i += AS_OF_BATCH) {
+  let replayed = 0;
+  for (;;) {
+    const { rows } = await client.query<LogRow>(`FETCH ${AS_OF_BATCH} FROM flaglens_as_of`);
+    if (rows.length === 0) break;
+    replayed += rows.length;
     // parsed a slice at a time, with a turn of the event loop in between: a long replay in the api must not
     // hold its probes and other requests back (docs/performance-reads.md)
     const batch: SourcedEvent[] = [];
-    for (let j = i; j < Math.min(rows.length, i + AS_OF_BATCH); j += AS_OF_PARSE_SLICE) {
+    for (let j = 0; j < rows.length; j += AS_OF_PARSE_SLICE) {
       if (j > 0) await yieldToLoop();
-      for (const r of rows.slice(j, Math.min(j + AS_OF_PARSE_SLICE, i + AS_OF_BATCH))) batch.push(sourced(r));
+      for (const r of rows.slice(j, j + AS_OF_PARSE_SLICE)) batch.push(sourced(r));
     }
     const stored = await appendEvents(client, batch, log);
     await applyProjections(client, stored, projections);
+    if (rows.length < AS_OF_BATCH) break;
   }
+  await client.query('CLOSE flaglens_as_of');
   return {
-    events: rows.length,
+    events: replayed,
     checkpoint: checkpoint ? checkpoint.upto.toISOString() : null,
     amends: checkpoint ? Number(checkpoint.id) - Number(checkpoint.base) : 0,
     loadMs: t0 - t,
