@@ -10,7 +10,8 @@
 # (`npm run -s test:durations` records their seconds for the next split). Two lanes: docs/testing.md, "CI", says
 # what a third did.
 #   npm test -- --ci   (what .ci/run calls) adds, in the same lanes: lint before unit and the conformance run
-#                      against Unleash 6.10.1 and 8.2.0 after the first shard; the bench's short form after chaos
+#                      against Unleash 6.10.1 and 8.2.0 after the first shard; the short forms of the bench and of
+#                      the bench at scale (bench/scale.ts, which fails on errors only, never on a figure) after chaos
 set -euo pipefail
 ci=0
 for arg in "$@"; do
@@ -43,7 +44,8 @@ if [[ "$ci" == "1" ]]; then
   bash scripts/lanes.sh \
     --lane lint-unit-shard1-conformance 'npm run -s lint' 'npm run -s test:unit' "$(shard 1)" \
     'npm run -s conformance -- --unleash 6.10.1 --unleash 8.2.0' \
-    --lane shard2-chaos-bench "$(shard 2)" 'npm run -s test:chaos' 'npm run -s bench -- --quick'
+    --lane shard2-chaos-bench "$(shard 2)" 'npm run -s test:chaos' 'npm run -s bench -- --quick' \
+    'npm run -s bench:scale -- --quick'
 else
   bash scripts/lanes.sh \
     --lane unit-shard1 'npm run -s test:unit' "$(shard 1)" \
