@@ -1,6 +1,7 @@
 /* CPU time of a process from /proc, for the bench's per-request and per-event CPU figures. */
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 
 /** Clock ticks per second of /proc/<pid>/stat's times. */
 export const CLOCK_TICKS = (() => {
@@ -88,5 +89,19 @@ export function sampleRss(pid: number | undefined, everyMs = 100): () => number 
   return () => {
     clearInterval(timer);
     return Math.round(peak);
+  };
+}
+
+/** The machine a run measured on: cores, CPU model, memory, Node's and Postgres's versions. */
+export async function machineFacts(pg: {
+  query<R>(sql: string): Promise<{ rows: R[] }>;
+}): Promise<{ cores: number; cpu?: string; memoryGb: number; node: string; postgres: string }> {
+  const [{ v }] = (await pg.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows;
+  return {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: v,
   };
 }

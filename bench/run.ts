@@ -25,7 +25,6 @@ import 'reflect-metadata';
 import { execFileSync, execSync, spawn, ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { pipeline } from 'node:stream/promises';
@@ -56,7 +55,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { BR_OPTIONS, GZIP_OPTIONS, MIN_COMPRESSED_BYTES } from '../apps/api/src/common/json-body';
 import { cliArgs } from '@flaglens/testing/support/cli-args';
 import { startBuiltApp } from '@flaglens/testing/support/processes';
-import { procCpuSeconds } from './proc';
+import { machineFacts, procCpuSeconds } from './proc';
 import { bucketQuantile, histogramBuckets } from './histogram-text';
 import { insightsStage, type InsightsFigures } from './insights';
 import { benchPeer, peerMarkdown, type PeerResult } from './peer';
@@ -735,14 +734,8 @@ async function main(): Promise<void> {
         log: (m) => console.log(`[bench] peer: ${m}`),
       });
 
-    const pgVersion = (await pg.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]
-      .v;
     result.machine = {
-      cores: cpus().length,
-      cpu: cpus()[0]?.model,
-      memoryGb: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      postgres: pgVersion,
+      ...(await machineFacts(pg)),
       // the release scripts/infra.sh starts (KAFKA_VERSION or its default)
       kafka: execFileSync('bash', [join(ROOT, 'scripts', 'infra.sh'), 'version'], {
         encoding: 'utf8',

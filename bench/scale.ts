@@ -47,7 +47,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -84,7 +83,7 @@ import { createTestTopic } from '@flaglens/testing/support/test-kafka';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 import { installPeer, startPeer, type Peer } from '../conformance/unleash-peer';
 import { cpuSample, ingestCpu, type CpuSample, type IngestCpu } from './ingest-cpu';
-import { sampleRss } from './proc';
+import { machineFacts, sampleRss } from './proc';
 import { asOfLag, type LagSample } from './checkpoint-lag';
 import { median } from './stats';
 
@@ -1379,15 +1378,7 @@ async function main(): Promise<void> {
       kafkaLogDir: sampler.logDir ?? 'not found: the topic is not counted',
       what: "the largest sum, sampled every second, of the databases (the run's, and Unleash's with --unleash) and the topic's folders on the broker's disk",
     };
-    const pgVersion = (await pg.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]
-      .v;
-    result.machine = {
-      cores: cpus().length,
-      cpu: cpus()[0]?.model,
-      memoryGb: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-      postgres: pgVersion,
-    };
+    result.machine = await machineFacts(pg);
   } catch (e) {
     crashed = true;
     result.errors.push(`a stage failed: ${(e as Error).stack ?? String(e)}`);

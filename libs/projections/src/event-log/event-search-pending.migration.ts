@@ -4,8 +4,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * The free-text search's trigram index takes each batch's entries into its pending list and merges them into
  * the index when the list outgrows `gin_pending_list_limit`: at Postgres's 4 MB, every few hundred events, each
  * merge touching most of the index's keys. 64 MB merges many batches at once (Postgres CPU per ingested event
- * 98 → 75 µs in `npm run bench -- --ingest-only --events 300000`); a search reads the list too, unsorted, which
- * costs it milliseconds (docs/performance-reads.md, "Event search").
+ * 98 → 75 µs: `npm run bench -- --ingest-only --events 300000`, one run at this migration's commit and one at the
+ * commit before it); a search reads the list too, unsorted, which costs it milliseconds.
  */
 export class EventSearchPending1763800004900 implements MigrationInterface {
   name = 'EventSearchPending1763800004900';
