@@ -1,16 +1,7 @@
 import type { PoolClient } from 'pg';
-import type { FlagTransition } from './flag-state/flag-state.logic';
-import { EVERY, keysOf, type Projection, type Scope, type SourcedEvent } from './projection';
-
-/**
- * What a batch wrote: per projection, its tables (Projection.writes) and the flags and the projects whose rows
- * it wrote (every key: `'*'`); per part of a projection (`<projection>.<part>`, Projection.parts), those of the
- * part, whose tables are `<table>.<part>`.
- */
-export type BatchChanges = Map<
-  string,
-  { tables: readonly string[]; flags: Set<string>; projects: Set<string> | typeof EVERY }
->;
+import type { FlagTransition } from './flag-transitions';
+import type { BatchChanges } from './change-feed';
+import { defaultKey, EVERY, keysOf, type Projection, type Scope, type SourcedEvent } from './projection';
 
 export interface ApplyHooks {
   /** An event a projection could not use (logged and counted by the caller). */
@@ -68,10 +59,10 @@ export async function applyProjections(
       }
     if (p.keysOf || p.scope === 'instance') for (const s of mine) record(p, p.scope, keysOf(p, s.event));
     else {
-      // the default keys (keysOf): the event's flag or project, added without a list per event
+      // the default keys (keysOf), added without a list per event
       const flags = p.scope === 'flags';
       for (const s of mine) {
-        const k = flags ? s.event.featureName : s.event.project;
+        const k = defaultKey(p.scope, s.event);
         if (!k) continue;
         const entry = changes.get(p.name);
         if (k !== EVERY && entry) {

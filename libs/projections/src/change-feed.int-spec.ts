@@ -10,8 +10,8 @@ import { generateHistory, prng } from '@flaglens/testing/generate-history';
 import { OVERVIEW_READS, OVERVIEW_STATE_READS, OverviewReadModel } from './overview/overview.read-model';
 import { FLAG_EVENTS_READS } from './event-log/event-log.read-model';
 import { IDENTITY_READS } from './identity/identity.read-model';
-import type { BatchChanges } from './apply-projections';
-import type { FlagTransition } from './flag-state/flag-state.logic';
+import type { BatchChanges } from './change-feed';
+import type { FlagTransition } from './flag-transitions';
 import type { PoolClient } from 'pg';
 import type { SourcedEvent } from './projection';
 

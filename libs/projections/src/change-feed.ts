@@ -1,6 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { BatchChanges } from './apply-projections';
-import type { FlagTransition } from './flag-state/flag-state.logic';
+import type { FlagTransition } from './flag-transitions';
 import { EVERY, type SourcedEvent } from './projection';
 
 /**
@@ -84,13 +83,23 @@ export function dropsOf(reads: Reads): (c: Changes) => Dropped {
   };
 }
 
-/** Tables written together at the same keys: a projection's (or part's), the event log's. */
+/**
+ * Tables written together at the same keys: a projection's (or part's), the event log's. The batch adds to the
+ * keys while it applies; a flag's projects are added to them before the notices are encoded (`writtenBy`).
+ */
 export interface Written {
   readonly tables: readonly string[];
-  readonly flags: ReadonlySet<string>;
+  readonly flags: Set<string>;
   /** every key: `'*'` */
-  readonly projects: ReadonlySet<string> | typeof EVERY;
+  projects: Set<string> | typeof EVERY;
 }
+
+/**
+ * What a batch wrote: per projection, its tables (Projection.writes) and the flags and the projects whose rows
+ * it wrote; per part of a projection (`<projection>.<part>`, Projection.parts), those of the part, whose
+ * tables are `<table>.<part>`.
+ */
+export type BatchChanges = Map<string, Written>;
 
 /**
  * The notices of one batch's writes: each a payload of at most MAX_PAYLOAD_BYTES, each key named once with
@@ -197,14 +206,13 @@ export async function writtenBy(
   changes: BatchChanges,
   transitions: readonly FlagTransition[],
 ): Promise<Written[]> {
-  const log = { tables: EVENT_LOG_WRITES, flags: new Set<string>(), projects: new Set<string>() };
+  const flags = new Set<string>();
+  const projects = new Set<string>();
   for (const s of stored) {
-    if (s.event.featureName !== null) log.flags.add(s.event.featureName);
-    if (s.event.project !== null) log.projects.add(s.event.project);
+    if (s.event.featureName !== null) flags.add(s.event.featureName);
+    if (s.event.project !== null) projects.add(s.event.project);
   }
-  const writes: { tables: readonly string[]; flags: Set<string>; projects: Set<string> | typeof EVERY }[] = [
-    log,
-  ];
+  const writes: Written[] = [{ tables: EVENT_LOG_WRITES, flags, projects }];
   for (const w of changes.values())
     if (w.projects === EVERY || w.flags.size > 0 || w.projects.size > 0) writes.push(w); // else: no row written
   await addProjectsOfFlags(client, writes, transitions);
@@ -217,7 +225,7 @@ export async function writtenBy(
  */
 async function addProjectsOfFlags(
   client: PoolClient,
-  writes: readonly { flags: Set<string>; projects: Set<string> | typeof EVERY }[],
+  writes: readonly Written[],
   transitions: readonly FlagTransition[],
 ): Promise<void> {
   const byFlag = new Map<string, Set<string>>();

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { FlagEvent } from '@flaglens/contract';
-import type { FlagTransition } from './flag-state/flag-state.logic';
+import type { FlagTransition } from './flag-transitions';
 
 /** An accepted event with where it came from. */
 export interface SourcedEvent {
@@ -93,10 +93,14 @@ export interface ProjectionContext {
   touch(scope: Scope, keys: readonly string[]): void;
 }
 
+/** The key of a keyed scope an event changes unless its projection says otherwise: its flag, or its project. */
+export const defaultKey = (scope: 'flags' | 'projects', e: FlagEvent): string | null =>
+  scope === 'flags' ? e.featureName : e.project;
+
 /** The keys of `p`'s scope that `e` changes. */
 export function keysOf(p: Projection, e: FlagEvent): readonly string[] {
   if (p.keysOf) return p.keysOf(e);
   if (p.scope === 'instance') return [EVERY];
-  const key = p.scope === 'flags' ? e.featureName : e.project;
+  const key = defaultKey(p.scope, e);
   return key ? [key] : [];
 }

@@ -1,26 +1,8 @@
 import type { FlagEvent } from '@flaglens/contract';
 import { bool, data, str, type Skip } from '../event-fields';
+import type { FlagRow, FlagTransition } from '../flag-transitions';
 
-/** The current state of one flag (table `flag_state`). */
-export interface FlagRow {
-  name: string;
-  project: string;
-  type: string;
-  stale: boolean;
-  createdAt: string;
-  archivedAt: string | null;
-  deleted: boolean;
-}
-
-/** One event's effect on its flag: the state before (null: none yet) and after it. */
-export interface FlagTransition {
-  eventId: number;
-  /** the event's time (`createdAt`) */
-  at: string;
-  name: string;
-  before: FlagRow | null;
-  after: FlagRow;
-}
+export type { FlagRow, FlagTransition } from '../flag-transitions';
 
 export const FLAG_STATE_TYPES = new Set([
   'feature-created',
