@@ -3,6 +3,8 @@ export * from './identity';
 export * from './projection';
 export * from './apply-projections';
 export * from './keyed-rows';
+export * from './keyed-projection';
+export * from './flag-transitions';
 export * from './registry';
 export * from './change-feed';
 export * from './environments';

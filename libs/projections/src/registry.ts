@@ -1,9 +1,9 @@
 import { IdentityProjection } from './identity/identity.projection';
 import type { Reads } from './change-feed';
 import { EVERY, type Projection } from './projection';
-import { EnvironmentsProjection } from './environments';
-import { FeatureTypesProjection } from './feature-types';
-import { FlagStateProjection } from './flag-state';
+import { environmentsProjection } from './environments';
+import { featureTypesProjection } from './feature-types';
+import { flagStateProjection } from './flag-state';
 import { ProjectActivityProjection } from './project-activity';
 import { ProjectEnvironmentsProjection } from './project-environments';
 import { ProjectsProjection } from './projects';
@@ -19,11 +19,11 @@ import { InsightsProjection } from './insights/insights.projection';
 export function allProjections(): Projection[] {
   return [
     new IdentityProjection(),
-    new EnvironmentsProjection(),
-    new FeatureTypesProjection(),
+    environmentsProjection,
+    featureTypesProjection,
     new ProjectEnvironmentsProjection(),
     // rows of one flag: its events come from one partition, so concurrent batches do not wait on them
-    new FlagStateProjection(),
+    flagStateProjection,
     new SdkUsageProjection(),
     new LifecycleProjection(),
     // rows every partition's batches update (per project, per day): last, so their row locks are held for the

@@ -1,6 +1,5 @@
-import type { PoolClient } from 'pg';
-import type { Projection, ProjectionContext, SourcedEvent } from '../projection';
-import { updateKeyedRows, type KeyedTable } from '../keyed-rows';
+import { keyedProjection } from '../keyed-projection';
+import type { KeyedTable } from '../keyed-rows';
 import { ENVIRONMENT_TYPES, reduceEnvironments, type EnvironmentRow } from './environments.logic';
 
 const ENVIRONMENTS_TABLE: KeyedTable<EnvironmentRow> = {
@@ -15,23 +14,15 @@ const ENVIRONMENTS_TABLE: KeyedTable<EnvironmentRow> = {
   ],
 };
 
-/** The environment catalogue: every project reads it (its links, time to production by type). */
-export class EnvironmentsProjection implements Projection {
-  readonly name = 'environments';
-  readonly writes = ['environments'];
-  readonly scope = 'instance';
-
-  handles(type: string): boolean {
-    return ENVIRONMENT_TYPES.has(type);
-  }
-
-  async apply(client: PoolClient, sourced: SourcedEvent[], context: ProjectionContext): Promise<void> {
-    const { skipped } = await updateKeyedRows(client, ENVIRONMENTS_TABLE, 'all', (current) =>
-      reduceEnvironments(
-        current,
-        sourced.map((s) => s.event),
-      ),
-    );
-    for (const s of skipped) context.skipped(s.eventId, s.reason);
-  }
-}
+/**
+ * The environment catalogue: every project reads it (its links, time to production by type). An event may
+ * reorder every environment, so a batch loads them all (a handful).
+ */
+export const environmentsProjection = keyedProjection({
+  name: 'environments',
+  scope: 'instance',
+  table: ENVIRONMENTS_TABLE,
+  types: ENVIRONMENT_TYPES,
+  rowsOf: () => 'all',
+  evolve: reduceEnvironments,
+});

@@ -26,3 +26,18 @@ export function reduceFeatureTypes(events: readonly FlagEvent[]): {
   }
   return { lifetimes, skipped };
 }
+
+/** A feature type's lifetime (table `feature_types`): null, no lifetime. */
+export interface FeatureTypeRow {
+  id: string;
+  lifetimeDays: number | null;
+}
+
+/** The rows `reduceFeatureTypes` changes, as the keyed projection writes them (the stored rows are not needed). */
+export function evolveFeatureTypes(
+  _current: ReadonlyMap<string, FeatureTypeRow>,
+  events: readonly FlagEvent[],
+): { rows: FeatureTypeRow[]; skipped: Skip[] } {
+  const { lifetimes, skipped } = reduceFeatureTypes(events);
+  return { rows: [...lifetimes].map(([id, lifetimeDays]) => ({ id, lifetimeDays })), skipped };
+}

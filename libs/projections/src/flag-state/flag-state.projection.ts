@@ -1,6 +1,5 @@
-import type { PoolClient } from 'pg';
-import type { Projection, ProjectionContext, SourcedEvent } from '../projection';
-import { updateKeyedRows, type KeyedTable } from '../keyed-rows';
+import { keyedProjection } from '../keyed-projection';
+import type { KeyedTable } from '../keyed-rows';
 import { FLAG_STATE_TYPES, reduceFlagState, type FlagRow } from './flag-state.logic';
 
 export const FLAG_STATE_TABLE: KeyedTable<FlagRow> = {
@@ -18,25 +17,14 @@ export const FLAG_STATE_TABLE: KeyedTable<FlagRow> = {
 
 /**
  * Each flag's current state (`flag_state`), and each event's transition of it, which the projections after
- * it read from the context (insights books its weekly deltas from them).
+ * it read from the context (insights books its weekly deltas from them). An event without a flag changes none.
  */
-export class FlagStateProjection implements Projection {
-  readonly name = 'flag-state';
-  readonly writes = ['flag_state'];
-  readonly scope = 'flags';
-
-  handles(type: string): boolean {
-    return FLAG_STATE_TYPES.has(type);
-  }
-
-  async apply(client: PoolClient, sourced: SourcedEvent[], context: ProjectionContext): Promise<void> {
-    const events = sourced.map((s) => s.event).filter((e) => e.featureName);
-    if (events.length === 0) return;
-    const names = [...new Set(events.map((e) => e.featureName!))];
-    const { skipped, transitions } = await updateKeyedRows(client, FLAG_STATE_TABLE, names, (current) =>
-      reduceFlagState(current, events),
-    );
-    for (const s of skipped) context.skipped(s.eventId, s.reason);
-    context.transitions.push(...transitions);
-  }
-}
+export const flagStateProjection = keyedProjection({
+  name: 'flag-state',
+  scope: 'flags',
+  table: FLAG_STATE_TABLE,
+  types: FLAG_STATE_TYPES,
+  rowsOf: (events) => [...new Set(events.flatMap((e) => (e.featureName ? [e.featureName] : [])))],
+  evolve: (current, events) => reduceFlagState(current, events.filter((e) => e.featureName)),
+  publish: ({ transitions }, context) => context.transitions.push(...transitions),
+});
