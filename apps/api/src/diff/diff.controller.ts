@@ -12,7 +12,7 @@ import { asOfInstant } from '../common/as-of';
 import { jsonBody, sendJson } from '../common/json-body';
 import { badData, requestRefused } from '../common/unleash-errors';
 import { DiffDoc } from './diff.docs';
-import { jsonDiff, type Json } from './json-diff';
+import { jsonDiff, type Json } from '@flaglens/contract/json-diff';
 
 /** The most events one diff lists; a range holding more is refused with that reason (narrow it). */
 export const MAX_DIFF_EVENTS = 10_000;
