@@ -32,6 +32,21 @@ const READS = [
 
 const q = (path: string) => (path.includes('?') ? '&' : '?');
 
+/** A project created after the sample's last event (outside the property's instants), before the pinned now. */
+const LATER_PROJECT: FlagEvent = {
+  id: 100_001,
+  type: 'project-created',
+  createdAt: '2026-11-22T08:58:00.000Z',
+  createdBy: 'admin',
+  createdByUserId: 1,
+  project: 'later',
+  featureName: null,
+  environment: null,
+  data: { id: 'later', name: 'Later', description: null, mode: 'open', defaultStickiness: 'default' },
+  preData: null,
+  tags: [],
+};
+
 /**
  * `GET /api/admin/diff` over HTTP, the reference sample in a running stack: for random reads, callers and pairs of
  * instants, `before` and `after` are the read's own answers with `at=` each instant, the patch applied to
@@ -45,7 +60,7 @@ describe('what changed between two instants (running stack)', () => {
 
   beforeAll(async () => {
     events = referenceSampleEvents();
-    const all = [...events, ...sdkEvents()];
+    const all = [...events, ...sdkEvents(), LATER_PROJECT];
     const file = join(tmpdir(), `diff-e2e-${process.pid}.ndjson`);
     writeFileSync(file, all.map((e) => JSON.stringify(e)).join('\n') + '\n');
     stack = await startStack('diff_e2e', { FLAGLENS_CLOCK: PINNED });
@@ -168,6 +183,28 @@ describe('what changed between two instants (running stack)', () => {
     const r = await apiGet(stack.port, url, tokens.admin);
     expect(r.status).toBe(400);
     expect(r.json()).toMatchObject({ name: 'BadDataError', details: [{ path: where }] });
+  });
+
+  it('a project created in the range is null before it: the patch replaces the whole answer', async () => {
+    const [from, to] = ['2026-11-22T08:57:00.000Z', '2026-11-22T08:59:00.000Z'];
+    const path = '/api/admin/projects/later/overview';
+    const r = await apiGet(stack.port, `/api/admin/diff?path=${path}&from=${from}&to=${to}`, tokens.admin);
+    expect(r.status).toBe(200);
+    const then = await apiGet(stack.port, `${path}?at=${from}`, tokens.admin);
+    const now = await apiGet(stack.port, `${path}?at=${to}`, tokens.admin);
+    expect([then.status, now.status]).toEqual([404, 200]);
+    const d = r.json() as { before: unknown; after: unknown; patch: unknown[]; events: { id: number }[] };
+    expect(d.before).toBeNull();
+    expect(d.after).toEqual(now.json());
+    expect(d.patch).toEqual([{ op: 'replace', path: '', value: now.json() }]);
+    expect(d.events.map((e) => e.id)).toEqual([LATER_PROJECT.id]);
+    // and reversed in time it is never refused for being absent at one side only: both sides absent is a 404
+    const before = await apiGet(
+      stack.port,
+      `/api/admin/diff?path=${path}&from=2026-11-22T08:55:00Z&to=2026-11-22T08:57:00Z`,
+      tokens.admin,
+    );
+    expect(before.status).toBe(404);
   });
 
   it('an unknown project: 404 as the overview answers; no credentials: 401', async () => {

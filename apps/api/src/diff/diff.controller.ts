@@ -75,7 +75,8 @@ export class DiffController {
       'list and search, the insights) as of `from` and as of `to` (default now), the RFC 6902 patch from one ' +
       'to the other (lists of things with a name or an id compared by it), and the events in (from, to] within ' +
       "the read's scope. A malformed or reversed range: 400 BadDataError; a range holding more than " +
-      `${MAX_DIFF_EVENTS} events of its scope: 400 saying so. An answer the read refuses (404, 403) is answered as it is.`,
+      `${MAX_DIFF_EVENTS} events of its scope: 400 saying so. A thing found at one instant and not at the other (a project ` +
+      'created or deleted in the range) is null there; any other refusal of the read (404, 403) is answered as it is.',
   })
   @ApiQuery({ name: 'path', required: true, example: '/api/admin/projects/default/overview' })
   @ApiQuery({ name: 'from', required: true, example: '2026-11-01T00:00:00Z' })
@@ -118,23 +119,28 @@ export class DiffController {
         .hiddenProjects(userId)
         .then((hidden) => this.events.eventsBetween(scope, from, to, hidden, MAX_DIFF_EVENTS)),
     ]);
-    // a read that refuses the caller (an unknown or hidden project: 404) answers the diff as it answers itself
-    for (const a of [before, after])
-      if (a.status !== 200) {
-        void res.status(a.status).header('content-type', 'application/json; charset=utf-8');
-        await res.send(a.body);
-        return;
-      }
+    // A thing found at one instant and not at the other (a project created, or deleted, in the range: access is
+    // judged now, so a 404 beside a 200 is its absence then) is null there. Any other refusal (an unknown or
+    // hidden project: 404 at both; 403) answers the diff as the read answers itself.
+    const absent = (a: { status: number }, other: { status: number }) =>
+      a.status === 404 && other.status === 200;
+    const refused = [before, after].find((a, i) => a.status !== 200 && !absent(a, i === 0 ? after : before));
+    if (refused) {
+      void res.status(refused.status).header('content-type', 'application/json; charset=utf-8');
+      await res.send(refused.body);
+      return;
+    }
+    const [beforeBody, afterBody] = [before, after].map((a) => (a.status === 200 ? a.body : 'null'));
     if (events === null)
       throw badData(
         `between ${from} and ${to} there are more than ${MAX_DIFF_EVENTS} events of this read's scope: narrow the range`,
       );
-    const patch = jsonDiff(JSON.parse(before.body) as Json, JSON.parse(after.body) as Json);
+    const patch = jsonDiff(JSON.parse(beforeBody) as Json, JSON.parse(afterBody) as Json);
     await sendJson(
       res,
       jsonBody(
         `{"path":${JSON.stringify(path)},"from":${JSON.stringify(from)},"to":${JSON.stringify(to)},` +
-          `"before":${before.body},"after":${after.body},"patch":${JSON.stringify(patch)},"events":[${events.eventsJson}]}`,
+          `"before":${beforeBody},"after":${afterBody},"patch":${JSON.stringify(patch)},"events":[${events.eventsJson}]}`,
       ),
     );
   }

@@ -25,17 +25,21 @@ export class DiffDoc {
   @ApiProperty({ format: 'date-time' }) from: string;
   @ApiProperty({ format: 'date-time' }) to: string;
   @ApiProperty({
-    description: 'the read as of `from`, as it answers with at=',
+    description:
+      'the read as of `from`, as it answers with at=; null when what it reads did not exist then (a project created in the range)',
     type: 'object',
     additionalProperties: true,
+    nullable: true,
   })
-  before: object;
+  before: object | null;
   @ApiProperty({
-    description: 'the read as of `to`, as it answers with at=',
+    description:
+      'the read as of `to`, as it answers with at=; null when what it reads no longer existed (a project deleted in the range)',
     type: 'object',
     additionalProperties: true,
+    nullable: true,
   })
-  after: object;
+  after: object | null;
   @ApiProperty({ type: [PatchOperationDoc], description: 'applied in order to `before`, they give `after`' })
   patch: PatchOperationDoc[];
   @ApiProperty({
