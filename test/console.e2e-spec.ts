@@ -233,6 +233,36 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     expect(await page.$eval('.page-info', (p) => p.getAttribute('data-total'))).toBe(String(expected.total));
   }
 
+  /**
+   * The page shows the api's diff of `path` between T1 and T2: one row per operation of its patch, the range's
+   * events counted, and changed lines marked in each answer that has a change to mark.
+   */
+  async function expectAnswerDiff(page: Page, path: string, t1: string, t2: string, token = admin) {
+    const q = new URLSearchParams({ path, from: t1, to: t2 });
+    const diff = await api<{ patch: { op: string }[]; events: { id: number }[] }>(
+      `/api/admin/diff?${q}`,
+      token,
+    );
+    await page.waitForSelector('.answer-diff .compare-info');
+    expect(
+      await page.$eval('.answer-diff .compare-info', (p) => [
+        Number(p.getAttribute('data-answer-changes')),
+        Number(p.getAttribute('data-events')),
+      ]),
+    ).toEqual([diff.patch.length, diff.events.length]);
+    expect(
+      await page.$$eval('.answer-changes tbody tr', (r) => r.map((e) => e.getAttribute('data-kind'))),
+    ).toEqual(
+      diff.patch.map((o) => ({ add: 'added', remove: 'removed', replace: 'changed', move: 'moved' })[o.op]),
+    );
+    const marks = await page.$$eval('.answer-pane', (panes) =>
+      panes.map((p) => p.querySelectorAll('mark').length),
+    );
+    const marksNeeded = [diff.patch.some((o) => o.op !== 'add'), diff.patch.some((o) => o.op !== 'remove')];
+    expect(marks.map((n) => n > 0)).toEqual(marksNeeded);
+    return diff;
+  }
+
   it('is served with a strict CSP and no inline script', async () => {
     const r = await httpGet(stack.port, '/console/');
     expect(r.status).toBe(200);
@@ -491,6 +521,7 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
       'Flags',
       'Events',
       'Projects',
+      'Profile',
       'Operations',
     ]);
     await page.click('nav[aria-label="Pages"] a[href="#/events"]');
@@ -709,20 +740,23 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
       .filter((e) => e.createdAt > T1 && kinds[e.type])
       .reverse()
       .map((e) => ({ id: e.id, kind: kinds[e.type] }));
-    const rows = await page.$$eval('.changes tbody tr', (trs) =>
+    const rows = await page.$$eval('.project-changes tbody tr', (trs) =>
       trs.map((tr) => ({ id: Number(tr.getAttribute('data-event-id')), kind: tr.getAttribute('data-kind') })),
     );
     expect(rows).toEqual(expected);
     const count = (k: string) => rows.filter((r) => r.kind === k).length;
     expect([count('added'), count('enabled'), count('disabled'), count('archived')]).toEqual([7, 8, 2, 3]);
     expect([count('revived'), count('deleted')]).toEqual([1, 1]);
+    // the overview as of each instant, from the api's diff: every operation of its patch a row, both answers
+    // side by side with the changed lines marked
+    await expectAnswerDiff(page, `/api/admin/projects/default/overview`, T1, T2);
     await page.waitForSelector('[data-card="feature-types"]');
     await page.screenshot({ path: join(SHOTS, 'project-compare.png'), fullPage: true });
     expect(await axeSerious(page)).toEqual([]);
 
     // each change links to its event: the deletion's link opens the event log on that one event
     const deleted = rows.find((r) => r.kind === 'deleted')!;
-    await press(page, `.changes tr[data-event-id="${deleted.id}"] a[data-event-link]`);
+    await press(page, `.project-changes tr[data-event-id="${deleted.id}"] a[data-event-link]`);
     await shows(page, { events: [{ id: deleted.id }], total: 1 } as Searched);
     expect(await page.$eval('.events .event .type', (e) => e.textContent)).toBe('feature-deleted');
     expect(await page.$eval('#history-title', (h) => h.textContent)).toBe(`Event #${deleted.id}`);
@@ -734,7 +768,7 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
     await page.goto(`${base}/console/#/project/vault?t1=2026-11-22T08:59:00Z&t2=2026-11-22T09:03:00Z`);
     await page.waitForSelector('.compare-info');
     expect(
-      await page.$$eval('.changes tbody tr', (trs) =>
+      await page.$$eval('.project-changes tbody tr', (trs) =>
         trs.map((tr) => [Number(tr.getAttribute('data-event-id')), tr.getAttribute('data-kind')]),
       ),
     ).toEqual([
@@ -757,6 +791,48 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
       page,
       await api<Searched>(`/api/admin/search/events?feature=IS:${encodeURIComponent(flag)}&limit=50`, admin),
     );
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('Flag, profile and insights compared between two instants, from the api’s diff', async () => {
+    const T1 = '2026-11-22T08:52:50.000Z';
+    const T2 = '2026-11-22T08:52:53.000Z';
+    const { page, problems } = await signedIn(admin);
+    const changed = await api<{ events: (Searched['events'][number] & { featureName: string | null })[] }>(
+      `/api/admin/search/events?project=IS:default&at=${T2}&limit=1000`,
+      admin,
+    );
+    const flag = changed.events.find((e) => e.createdAt > T1 && e.featureName)!.featureName!;
+
+    // a flag's event list: the events it gained, each an `added` row linked to its event
+    await page.goto(`${base}/console/#/flag/${encodeURIComponent(flag)}?t1=${T1}&t2=${T2}`);
+    const flagDiff = await expectAnswerDiff(page, `/api/admin/events/${encodeURIComponent(flag)}`, T1, T2);
+    expect(flagDiff.events.length).toBeGreaterThan(0);
+    await page.screenshot({ path: join(SHOTS, 'flag-compare.png'), fullPage: true });
+    expect(await axeSerious(page)).toEqual([]);
+    const linked = await page.$eval('.answer-changes a[data-event-link]', (a) => a.getAttribute('href'));
+    await press(page, '.answer-changes a[data-event-link]');
+    const id = Number(new URLSearchParams(linked!.split('?')[1]).get('id'));
+    await shows(page, { events: [{ id }], total: 1 } as Searched);
+
+    // the profile: the caller's own, unchanged over a range without their identity events
+    await page.goto(`${base}/console/#/profile?t1=${T1}&t2=${T2}`);
+    await page.waitForSelector('[data-value]');
+    await expectAnswerDiff(page, '/api/admin/user/profile', T1, T2);
+    await page.screenshot({ path: join(SHOTS, 'profile-compare.png'), fullPage: true });
+    expect(await axeSerious(page)).toEqual([]);
+
+    // the insights over the demo's range, as of each instant
+    await page.goto(`${base}/console/#/insights?t1=${T1}&t2=${T2}`);
+    await expectAnswerDiff(page, '/api/admin/insights', T1, T2);
+    expect(await page.$$eval('.answer-changes tbody tr', (r) => r.length)).toBeGreaterThan(0);
+    await page.screenshot({ path: join(SHOTS, 'insights-compare.png'), fullPage: true });
+
+    // a reversed range is refused on the page, before any read
+    await page.goto(`${base}/console/#/profile?t1=${T2}&t2=${T1}`);
+    await page.waitForSelector('.compare [role=alert]');
+    expect(await page.$eval('.compare [role=alert]', (p) => p.textContent)).toBe('T1 must be before T2.');
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -806,6 +882,7 @@ describe('the web console in real Chromium (running apps, real Kafka and Postgre
       'Flags',
       'Events',
       'Projects',
+      'Profile',
     ]);
     await page.waitForSelector('[data-chart="flags"] canvas');
     expect(

@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './api';
-import { showInstant } from './as-of';
+import { parseInstant, showInstant } from './as-of';
 import { filtersFromParams, filtersToParams } from './event-filters';
 import { EventList } from './events';
 import { href, type Route } from './route';
+import { CompareAnswers } from './answer-compare';
 import { TimeControl } from './time-control';
 
 interface FlagName {
@@ -104,6 +105,15 @@ export function FlagPage({ route }: { route: Route }) {
         />
       ) : (
         <p>Search for a flag to see who changed it and what changed.</p>
+      )}
+      {route.arg && (
+        <CompareAnswers
+          path={`/api/admin/events/${encodeURIComponent(route.arg)}`}
+          what="flag’s event list"
+          t1={parseInstant(route.params.get('t1'))}
+          t2={parseInstant(route.params.get('t2'))}
+          go={(t1, t2) => (location.hash = href('flag', route.arg, { ...filtersToParams(filters), t1, t2 }))}
+        />
       )}
     </>
   );

@@ -1,5 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { getJson, type Insights } from './api';
+import { CompareAnswers } from './answer-compare';
+import { parseInstant } from './as-of';
 import { Chart, type ChartData, type Series } from './chart';
 import { href, type Route } from './route';
 
@@ -219,6 +221,18 @@ export function InsightsPage({ route }: { route: Route }) {
           <Chart key={c.id} data={c} />
         ))}
       </div>
+      <CompareAnswers
+        path={`/api/admin/insights?${new URLSearchParams({ ...(from && { from }), ...(to && { to }) }).toString()}`.replace(
+          /\?$/,
+          '',
+        )}
+        what="insights"
+        t1={parseInstant(route.params.get('t1'))}
+        t2={parseInstant(route.params.get('t2'))}
+        go={(t1, t2) =>
+          (location.hash = href('insights', '', { from, to, projects: chosen.join(','), t1, t2 }))
+        }
+      />
     </>
   );
 }

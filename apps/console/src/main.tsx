@@ -8,6 +8,7 @@ import { EventsPage } from './events';
 import { FlagPage } from './flag';
 import { InsightsPage } from './insights';
 import { OperationsPage } from './operations';
+import { ProfilePage } from './profile';
 import { ProjectPage } from './project';
 import { href, useRoute } from './route';
 
@@ -88,6 +89,7 @@ function App() {
     ['flag', 'Flags'],
     ['events', 'Events'],
     ['project', 'Projects'],
+    ['profile', 'Profile'],
     ...(operator ? ([['operations', 'Operations']] as [string, string][]) : []),
   ];
   const page = pages.some(([p]) => p === route.page) ? route.page : 'insights';
@@ -131,6 +133,7 @@ function App() {
         {page === 'flag' && <FlagPage route={route} />}
         {page === 'events' && <EventsPage route={route} />}
         {page === 'project' && <ProjectPage route={route} />}
+        {page === 'profile' && <ProfilePage route={route} />}
         {page === 'operations' && <OperationsPage />}
       </main>
     </>

@@ -107,11 +107,3 @@ export function countByKind(changes: Change[]): Record<ChangeKind, number> {
   for (const c of changes) n[c.kind]++;
   return n;
 }
-
-/**
- * Whether the search (newest first, `at=T2`) must be read further back: the page was full and its oldest event
- * is still after `t1`.
- */
-export function readOlder(page: { createdAt: string }[], limit: number, t1: string): boolean {
-  return page.length >= limit && ms(page[page.length - 1].createdAt) > ms(t1);
-}
