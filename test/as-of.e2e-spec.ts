@@ -39,7 +39,8 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
     [whole, cut] = await Promise.all([
       // the whole stack's projector checkpoints every 20 events: the reads with `at` start from one
       startStack('as_of_whole_e2e', { FLAGLENS_CLOCK: PINNED, AS_OF_CHECKPOINT_EVENTS: '20' }),
-      startStack('as_of_cut_e2e', { FLAGLENS_CLOCK: T }),
+      // the cut stack is never read with `at` but here, bounded to replays of 10 events: refused
+      startStack('as_of_cut_e2e', { FLAGLENS_CLOCK: T, AS_OF_MAX_REPLAY_EVENTS: '10' }),
     ]);
     await whole.publish(fileOf('whole', events));
     await cut.publish(fileOf('cut', upToT));
@@ -90,5 +91,16 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
       expect({ user, status: then.status }).toEqual({ user, status: fresh.status });
       expect({ user, body: then.text }).toEqual({ user, body: fresh.text });
     }
+  });
+
+  it('a read that would replay more events than AS_OF_MAX_REPLAY_EVENTS: 503 at once, with the reason', async () => {
+    const r = await apiGet(cut.port, `/api/admin/projects/default/overview?at=${T}`, tokens.cut.admin);
+    expect(r.status).toBe(503);
+    expect(r.headers['retry-after']).toBeDefined();
+    const body = r.json() as { name: string; message: string };
+    expect(body.name).toBe('ServiceUnavailableError');
+    expect(body.message).toMatch(
+      /^as of .+ the read would replay \d+ events from the first, more than the 10 it may \(AS_OF_MAX_REPLAY_EVENTS\)/,
+    );
   });
 });

@@ -260,6 +260,17 @@ export class AppConfig {
   @Max(10_000_000)
   AS_OF_CHECKPOINT_EVENTS = 500;
 
+  /**
+   * A read as of an instant replays the events between its checkpoint and the instant; one that would replay
+   * more than this (checkpoints not yet made that far, as after a backfill) is refused at once with 503 and the
+   * reason, instead of working until the statement timeout.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000_000)
+  AS_OF_MAX_REPLAY_EVENTS = 200_000;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 

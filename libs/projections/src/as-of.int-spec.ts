@@ -7,7 +7,7 @@ import { feedProjections } from '@flaglens/testing/support/feed-projections';
 import { projectionDatabases } from '@flaglens/testing/support/test-database';
 import { interleavedBatches, withLateArrivals } from '@flaglens/testing/test-events';
 import { referenceSampleEvents } from '@flaglens/testing/reference-sample';
-import { checkpointStorage, makeCheckpoint, readAsOf, tidyAsOf } from './as-of';
+import { AsOfTooFar, checkpointStorage, makeCheckpoint, readAsOf, tidyAsOf } from './as-of';
 import { READS_ANYTHING, type Reads } from './change-feed';
 import { IDENTITY_READS, IdentityReadModel } from './identity/identity.read-model';
 import { InsightsReadModel } from './insights/insights.read-model';
@@ -344,6 +344,37 @@ describe('checkpoints for reads as of an instant (real Postgres)', () => {
         true,
       );
       expect(after.value).toEqual(read.value);
+    } finally {
+      c.release();
+    }
+  });
+
+  it('refuses a read that would replay more events than its bound, counting from its checkpoint', async () => {
+    const history = historyOf(13, 0);
+    const whole = await dbs.fresh('asof3_too_far');
+    await feedProjections(whole.ds, [history]);
+    const c = await whole.ds.connect();
+    try {
+      const sorted = [...history].sort(
+        (a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.id - b.id,
+      );
+      // an instant with 120 events up to it (ties at that instant counted too)
+      const at = sorted[119].createdAt;
+      const upTo = history.filter((e) => Date.parse(e.createdAt) <= Date.parse(at)).length;
+      // no checkpoint: every event up to the instant is counted
+      const refused = await readAsOf(c, at, async () => 'read', { maxReplay: upTo - 1 }).catch(
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(AsOfTooFar);
+      expect(refused).toMatchObject({ events: upTo, limit: upTo - 1, from: null });
+      expect((refused as Error).message).toContain('AS_OF_MAX_REPLAY_EVENTS');
+      // the connection is usable after it, and a bound it keeps to is read
+      expect((await readAsOf(c, at, async () => 'read', { maxReplay: upTo })).value).toBe('read');
+      // from a checkpoint: only the events after it count
+      const made = await makeCheckpoint(c, 100);
+      expect(made).not.toBeNull();
+      const read = await readAsOf(c, at, async () => 'read', { maxReplay: upTo - Number(made!.events) });
+      expect(read.replay.checkpoint).toBe(made!.upto);
     } finally {
       c.release();
     }

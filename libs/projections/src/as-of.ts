@@ -39,6 +39,25 @@ class ReplayOutOfOrder extends Error {
 /** The table of a version's checkpoint schema holding each checkpoint's rows, or its changes to its base's. */
 const CHANGES = 'checkpoint_changes';
 
+/**
+ * A read as of an instant that would replay more events than its bound (`AsOfOptions.maxReplay`): the nearest
+ * usable checkpoint before the instant (`from`, null: none) is too far from it, as while the checkpoints are
+ * still being made after a backfill. Refused before any replay.
+ */
+export class AsOfTooFar extends Error {
+  constructor(
+    readonly at: string,
+    readonly events: number,
+    readonly limit: number,
+    readonly from: string | null,
+  ) {
+    super(
+      `as of ${at} the read would replay ${events} events ${from ? `from the checkpoint of ${from}` : 'from the first'}` +
+        `, more than the ${limit} it may (AS_OF_MAX_REPLAY_EVENTS): checkpoints nearer to it are not made yet`,
+    );
+  }
+}
+
 /** What a read as of an instant replayed, for logs and the bench. */
 export interface AsOfReplay {
   /** events replayed: those stored up to the instant, or those after the checkpoint used */
@@ -330,6 +349,7 @@ async function replayUpTo(
   readOnly: boolean,
   projections: readonly Projection[] = allProjections(),
   holding?: CheckpointRow | null,
+  maxReplay?: number,
 ): Promise<Omit<AsOfReplay, 'readMs'>> {
   const unused = tablesLeftOut(projections);
   const t = performance.now();
@@ -362,6 +382,17 @@ async function replayUpTo(
     ).rows;
     if (outOfOrder && holding) throw new ReplayOutOfOrder();
     if (outOfOrder) checkpoint = null;
+  }
+  if (maxReplay !== undefined) {
+    // counted from the log's days (a sum, and one day's rows), never by walking the events to replay
+    const events = Number(await eventsUpTo(client, version, at)) - Number(checkpoint?.events ?? 0);
+    if (events > maxReplay)
+      throw new AsOfTooFar(
+        at,
+        events,
+        maxReplay,
+        checkpoint ? new Date(checkpoint.upto).toISOString() : null,
+      );
   }
   // the events to replay, read AS_OF_BATCH at a time through a cursor of the transaction: a replay of millions
   // (an instant far from any checkpoint) holds one batch in memory
@@ -519,6 +550,8 @@ export interface AsOfOptions {
    * others' tables stay fresh. Default: every projection.
    */
   reads?: readonly Reads[];
+  /** Refuse (`AsOfTooFar`) a read that would replay more events than this from its checkpoint. */
+  maxReplay?: number;
 }
 
 /**
@@ -554,7 +587,16 @@ export async function readAsOf<T>(
     for (let fromCheckpoint = options.checkpoints ?? true; ; fromCheckpoint = false) {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
       try {
-        replay = await replayUpTo(client, session, at, fromCheckpoint, true, projections);
+        replay = await replayUpTo(
+          client,
+          session,
+          at,
+          fromCheckpoint,
+          true,
+          projections,
+          undefined,
+          options.maxReplay,
+        );
         break;
       } catch (e) {
         await client.query('ROLLBACK').catch(() => undefined);

@@ -1,7 +1,8 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
 import { ActiveVersionPool, type RowQueryable } from '@flaglens/persistence';
-import { readAsOf, tidyAsOf, type Reads } from '@flaglens/projections';
+import { AsOfTooFar, readAsOf, tidyAsOf, type Reads } from '@flaglens/projections';
+import { ApiError } from '../common/unleash-errors';
 
 /**
  * Connections for reads as of an instant (`readAsOf`: the events up to the instant replayed into temporary
@@ -20,8 +21,10 @@ export const AS_OF_CONNECTIONS = 2;
 @Injectable()
 export class AsOfReads implements OnModuleDestroy {
   private readonly active: ActiveVersionPool;
+  private readonly maxReplay: number;
 
   constructor(config: AppConfig) {
+    this.maxReplay = config.AS_OF_MAX_REPLAY_EVENTS;
     this.active = new ActiveVersionPool(
       config.DATABASE_URL,
       AS_OF_CONNECTIONS,
@@ -42,8 +45,13 @@ export class AsOfReads implements OnModuleDestroy {
     let value: T;
     try {
       // the pool's connections serve only these reads: each keeps its fresh tables for the next
-      value = (await readAsOf(c, at, read, { keep: true, reads })).value;
+      value = (await readAsOf(c, at, read, { keep: true, reads, maxReplay: this.maxReplay })).value;
     } catch (e) {
+      // refused before replaying, its transaction rolled back: the connection (and its fresh tables) kept
+      if (e instanceof AsOfTooFar) {
+        c.release();
+        throw new ApiError(503, 'ServiceUnavailableError', `${e.message}. Please try again later.`);
+      }
       // a connection whose read failed may still be inside its transaction: closed, not reused
       c.release(e as Error);
       throw e;
