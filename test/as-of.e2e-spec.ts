@@ -74,6 +74,7 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
   it.each([
     '/api/admin/projects/default/overview',
     '/api/admin/projects/default/overview?archived=true',
+    '/api/admin/projects/default/status',
     '/api/admin/user/profile',
     '/api/admin/insights',
     '/api/admin/insights/lifecycle',

@@ -20,6 +20,7 @@ const sdkEvents = (): FlagEvent[] =>
 /** The reads that take `at=`, over the reference sample's projects and flags. */
 const READS = [
   '/api/admin/projects/default/overview',
+  '/api/admin/projects/default/status',
   '/api/admin/user/profile',
   '/api/admin/insights',
   '/api/admin/insights/lifecycle',

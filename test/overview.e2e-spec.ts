@@ -105,6 +105,71 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     expect(Object.keys(docs.paths)).toContain('/api/admin/projects/{projectId}/overview');
   });
 
+  it('answers the project status of Unleash 8.2.0 from the same projections (and zeros for an unknown id)', async () => {
+    const events = readFileSync(join(SAMPLE, 'events.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as FlagEvent);
+    const r = await apiGet(port, '/api/admin/projects/default/status', asAdmin);
+    expect(r.status).toBe(200);
+    const status = r.json() as {
+      resources: Record<string, number>;
+      activityCountByDate: { date: string; count: number }[];
+      health: { current: number };
+      technicalDebt: { current: number };
+      lifecycleSummary: Record<string, Record<string, number | null>>;
+      staleFlags: { total: number };
+    };
+    // keys in Unleash's order
+    expect(Object.keys(status)).toEqual([
+      'resources',
+      'activityCountByDate',
+      'health',
+      'technicalDebt',
+      'lifecycleSummary',
+      'staleFlags',
+    ]);
+    // the project's own events per UTC day (all of the sample's are within the year before the clock)
+    const perDay = new Map<string, number>();
+    for (const e of events.filter((x) => x.project === 'default'))
+      perDay.set(e.createdAt.slice(0, 10), (perDay.get(e.createdAt.slice(0, 10)) ?? 0) + 1);
+    expect(status.activityCountByDate).toEqual([...perDay].sort().map(([date, count]) => ({ date, count })));
+    // the tokens that name default: created, less the one deleted (an update changes only its expiry); its
+    // segments are global
+    const naming = (e: FlagEvent, d: unknown) =>
+      e.type.startsWith('api-token-') && ((d as { projects?: string[] })?.projects ?? []).includes('default');
+    const created = events.filter((e) => e.type === 'api-token-created' && naming(e, e.data)).length;
+    const deleted = events.filter((e) => e.type === 'api-token-deleted' && naming(e, e.preData)).length;
+    expect(deleted).toBe(1);
+    expect(status.resources).toEqual({
+      members: expect.any(Number),
+      apiTokens: created - deleted,
+      segments: 0,
+    });
+    expect(status.health.current + status.technicalDebt.current).toBe(100);
+    const [{ archived }] = await db.query<{ archived: number }>(
+      `SELECT count(*)::int AS archived FROM flag_state WHERE project = 'default' AND archived_at IS NOT NULL AND NOT deleted`,
+    );
+    expect(status.lifecycleSummary.archived).toEqual({ currentFlags: archived, last30Days: archived });
+    expect(status.lifecycleSummary.initial.currentFlags).toBeGreaterThan(0);
+
+    const unknown = await apiGet(port, '/api/admin/projects/no-such-project/status', asAdmin);
+    expect(unknown.json()).toEqual({
+      resources: { members: 0, apiTokens: 0, segments: 0 },
+      activityCountByDate: [],
+      health: { current: 100 },
+      technicalDebt: { current: 0 },
+      lifecycleSummary: {
+        initial: { averageDays: null, currentFlags: 0 },
+        preLive: { averageDays: null, currentFlags: 0 },
+        live: { averageDays: null, currentFlags: 0 },
+        completed: { averageDays: null, currentFlags: 0 },
+        archived: { currentFlags: 0, last30Days: 0 },
+      },
+      staleFlags: { total: 0 },
+    });
+  });
+
   it('gives each caller their own favourite (admin true, alice false), as the captured responses', async () => {
     const admin = (
       await apiGet(port, '/api/admin/projects/default/overview', asAdmin)

@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module';
 import { InsightsModule } from './insights/insights.module';
 import { OverviewModule } from './overview/overview.module';
 import { ProfileModule } from './profile/profile.module';
+import { ProjectStatusModule } from './project-status/project-status.module';
 import { ReadDbModule } from './read-db/read-db.module';
 
 /** The api: one module per feature, each with its controller, query, cache and docs, over the read database. */
@@ -33,6 +34,7 @@ export class AppModule {
         AuthModule,
         EventsModule,
         OverviewModule,
+        ProjectStatusModule,
         ProfileModule,
         InsightsModule,
         HealthModule,

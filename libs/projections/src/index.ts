@@ -18,4 +18,5 @@ export * from './time-to-production';
 export * from './overview';
 export * from './insights';
 export * from './lifecycle';
+export * from './project-status';
 export * from './as-of';

@@ -26,7 +26,7 @@ const READS: {
   scope: (m: RegExpMatchArray, q: URLSearchParams, userId: number) => EventScope;
 }[] = [
   {
-    pattern: /^\/api\/admin\/projects\/([^/]+)\/overview$/,
+    pattern: /^\/api\/admin\/projects\/([^/]+)\/(overview|status)$/,
     scope: (m) => ({ kind: 'project', projectId: decodeURIComponent(m[1]) }),
   },
   {

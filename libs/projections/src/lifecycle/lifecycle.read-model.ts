@@ -25,7 +25,7 @@ export const LIFECYCLE_READS: Reads = {
  * projects `$1` (null: every project) and not in the hidden projects `$2`; `$3` one flag's name, or null.
  */
 const FLAGS_SQL = `
-SELECT f.name, f.type, f.archived_at IS NOT NULL AS archived,
+SELECT f.name, f.type, f.archived_at IS NOT NULL AS archived, ${isoText('f.archived_at')} AS "flagArchivedAt",
        ${isoText('l.started_at')} AS "startedAt", ${isoText('l.completed_at')} AS "completedAt",
        l.completed_status AS "completedStatus", ${isoText('l.archived_at')} AS "archivedAt",
        l.enables::text AS enables,
@@ -43,6 +43,7 @@ interface FlagRowOut {
   name: string;
   type: string;
   archived: boolean;
+  flagArchivedAt: string | null;
   startedAt: string;
   completedAt: string | null;
   completedStatus: string | null;
@@ -59,7 +60,7 @@ export class LifecycleReadModel {
     projects: readonly string[] | null,
     hidden: readonly string[],
     name: string | null,
-  ): Promise<(SummaryFlag & { name: string })[]> {
+  ): Promise<(SummaryFlag & { name: string; archivedAt: string | null })[]> {
     const [rows, envs] = await Promise.all([
       this.db.query<FlagRowOut>(FLAGS_SQL, [projects === null ? null : [...projects], [...hidden], name]),
       this.db.query<{ name: string; type: string }>(ENVIRONMENTS_SQL),
@@ -78,7 +79,13 @@ export class LifecycleReadModel {
       const sightings: Sighting[] = (JSON.parse(r.sightings) as [string, string, string][]).map(
         ([environment, first, last]) => ({ featureName: r.name, environment, first, last }),
       );
-      return { name: r.name, type: r.type, archived: r.archived, stages: stagesOf(row, sightings, types) };
+      return {
+        name: r.name,
+        type: r.type,
+        archived: r.archived,
+        archivedAt: r.flagArchivedAt,
+        stages: stagesOf(row, sightings, types),
+      };
     });
   }
 
@@ -105,6 +112,14 @@ export class LifecycleReadModel {
       out[stage === 'pre-live' ? 'preLive' : stage]++;
     }
     return out;
+  }
+
+  /**
+   * The flags of `project` (its current flags, archived ones too) with when they were archived and their stages:
+   * what the project status summarises (project-status.logic.ts `projectLifecycleSummary`).
+   */
+  async projectFlags(project: string): Promise<{ archivedAt: string | null; stages: StageEntry[] }[]> {
+    return (await this.flags([project], [], null)).map((f) => ({ archivedAt: f.archivedAt, stages: [...f.stages] }));
   }
 
   /** One existing flag's stages, oldest first (as Unleash's `GET …/features/{feature}/lifecycle`); none: null. */

@@ -1,7 +1,7 @@
 -- lifecycle: GET /api/admin/insights/lifecycle
 -- rendered by libs/projections/src/queries/queries.int-spec.ts; do not edit
 
-SELECT f.name, f.type, f.archived_at IS NOT NULL AS archived,
+SELECT f.name, f.type, f.archived_at IS NOT NULL AS archived, to_char(f.archived_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "flagArchivedAt",
        to_char(l.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt", to_char(l.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "completedAt",
        l.completed_status AS "completedStatus", to_char(l.archived_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "archivedAt",
        l.enables::text AS enables,

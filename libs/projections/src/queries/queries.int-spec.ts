@@ -10,6 +10,7 @@ import { isSearchRefusal, parseEventSearch } from '../event-log/event-search.log
 import { IdentityReadModel } from '../identity/identity.read-model';
 import { InsightsReadModel } from '../insights/insights.read-model';
 import { LifecycleReadModel } from '../lifecycle/lifecycle.read-model';
+import { ProjectStatusReadModel } from '../project-status/project-status.read-model';
 import { OverviewReadModel } from '../overview/overview.read-model';
 
 /**
@@ -143,6 +144,9 @@ describe('the hot reads’ SQL, as sent', () => {
     new InsightsReadModel(ds, (p) => new IdentityReadModel(ds).countProjectMembers(p)).report(NOW),
   );
   read('lifecycle', 'GET /api/admin/insights/lifecycle', () => new LifecycleReadModel(ds).summary(NOW, null));
+  read('project-status', 'GET /api/admin/projects/{projectId}/status', () =>
+    new ProjectStatusReadModel(ds).status('sim-project-1', NOW),
+  );
 
   it('are the checked-in files', () => {
     const files = readdirSync(DIR).filter((f) => f.endsWith('.sql'));

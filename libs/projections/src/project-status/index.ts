@@ -1,0 +1,2 @@
+export * from './project-status.logic';
+export * from './project-status.read-model';
