@@ -75,6 +75,8 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
     '/api/admin/projects/default/overview',
     '/api/admin/projects/default/overview?archived=true',
     '/api/admin/projects/default/status',
+    '/api/admin/personal-dashboard',
+    '/api/admin/personal-dashboard/default',
     '/api/admin/user/profile',
     '/api/admin/insights',
     '/api/admin/insights/lifecycle',

@@ -21,6 +21,8 @@ const sdkEvents = (): FlagEvent[] =>
 const READS = [
   '/api/admin/projects/default/overview',
   '/api/admin/projects/default/status',
+  '/api/admin/personal-dashboard',
+  '/api/admin/personal-dashboard/default',
   '/api/admin/user/profile',
   '/api/admin/insights',
   '/api/admin/insights/lifecycle',

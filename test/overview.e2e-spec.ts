@@ -170,6 +170,70 @@ describe('GET /api/admin/projects/{projectId}/overview (running apps, real Kafka
     });
   });
 
+  it('answers the personal dashboard of Unleash 8.2.0, and a project on it', async () => {
+    const events = readFileSync(join(SAMPLE, 'events.ndjson'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as FlagEvent);
+    const r = await apiGet(port, '/api/admin/personal-dashboard', asAdmin);
+    expect(r.status).toBe(200);
+    const d = r.json() as {
+      projects: { id: string; featureCount: number; health: number; technicalDebt: number }[];
+      flags: { name: string; project: string; type: string }[];
+      projectOwners: unknown[];
+      admins: { id: number; username?: string; imageUrl: string }[];
+    };
+    expect(Object.keys(d)).toEqual(['projects', 'flags', 'projectOwners', 'admins']);
+    // default: every user with a root role holds its root-role row there
+    const [{ live }] = await db.query<{ live: number }>(
+      `SELECT count(*)::int AS live FROM flag_state WHERE project = 'default' AND archived_at IS NULL AND NOT deleted`,
+    );
+    expect(d.projects.find((p) => p.id === 'default')).toMatchObject({ featureCount: live });
+    for (const p of d.projects) expect(p.health + p.technicalDebt).toBe(100);
+    // the flags the admin created (all of the sample's) that are not archived, newest first
+    const [{ mine }] = await db.query<{ mine: string[] }>(
+      `SELECT coalesce(array_agg(name ORDER BY created_at DESC, name COLLATE "C"), '{}') AS mine FROM flag_state
+        WHERE archived_at IS NULL AND NOT deleted AND name IN (SELECT feature_name FROM event_log
+          WHERE type = 'feature-created' AND created_by_user_id = 1)`,
+    );
+    expect(d.flags.map((f) => f.name)).toEqual(mine.slice(0, 100));
+    // the seed admin, its avatar the gravatar of its username
+    expect(d.admins[0]).toEqual({
+      id: 1,
+      username: 'admin',
+      imageUrl: expect.stringMatching(/^https:\/\/gravatar\.com\/avatar\/[0-9a-f]{64}\?s=42&d=retro&r=g$/),
+    });
+
+    const details = await apiGet(port, '/api/admin/personal-dashboard/default', asAdmin);
+    expect(details.status).toBe(200);
+    const p = details.json() as {
+      latestEvents: { id: number; createdAt: string; summary: string; createdBy: string }[];
+      onboardingStatus: { status: string };
+      owners: unknown[];
+      roles: unknown[];
+      insights: Record<string, number | null>;
+    };
+    expect(Object.keys(p)).toEqual(['latestEvents', 'onboardingStatus', 'owners', 'roles', 'insights']);
+    // the project's 10 newest events, newest first, each with its summary
+    const newest = events
+      .filter((e) => e.project === 'default')
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id)
+      .slice(0, 10);
+    expect(p.latestEvents.map((e) => e.id)).toEqual(newest.map((e) => e.id));
+    for (const e of p.latestEvents) expect(e.summary).toContain(`**${e.createdBy}**`);
+    expect(p.insights).toMatchObject({
+      avgHealthCurrentWindow: null,
+      avgHealthPastWindow: null,
+      totalFlags: live,
+    });
+    const unknown = await apiGet(port, '/api/admin/personal-dashboard/no-such-project', asAdmin);
+    expect(unknown.status).toBe(404);
+    expect(unknown.json()).toMatchObject({
+      name: 'NotFoundError',
+      message: 'No project with id "no-such-project" exists.',
+    });
+  });
+
   it('gives each caller their own favourite (admin true, alice false), as the captured responses', async () => {
     const admin = (
       await apiGet(port, '/api/admin/projects/default/overview', asAdmin)

@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module';
 import { InsightsModule } from './insights/insights.module';
 import { OverviewModule } from './overview/overview.module';
 import { ProfileModule } from './profile/profile.module';
+import { PersonalDashboardModule } from './personal-dashboard/personal-dashboard.module';
 import { ProjectStatusModule } from './project-status/project-status.module';
 import { ReadDbModule } from './read-db/read-db.module';
 
@@ -35,6 +36,7 @@ export class AppModule {
         EventsModule,
         OverviewModule,
         ProjectStatusModule,
+        PersonalDashboardModule,
         ProfileModule,
         InsightsModule,
         HealthModule,

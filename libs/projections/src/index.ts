@@ -19,4 +19,5 @@ export * from './overview';
 export * from './insights';
 export * from './lifecycle';
 export * from './project-status';
+export * from './personal-dashboard';
 export * from './as-of';

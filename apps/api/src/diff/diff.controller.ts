@@ -45,6 +45,11 @@ const READS: {
     },
   },
   { pattern: /^\/api\/admin\/search\/events$/, scope: () => ({ kind: 'instance' }) },
+  { pattern: /^\/api\/admin\/personal-dashboard$/, scope: () => ({ kind: 'instance' }) },
+  {
+    pattern: /^\/api\/admin\/personal-dashboard\/([^/]+)$/,
+    scope: (m) => ({ kind: 'project', projectId: decodeURIComponent(m[1]) }),
+  },
   { pattern: /^\/api\/admin\/insights(\/lifecycle)?$/, scope: () => ({ kind: 'instance' }) },
   { pattern: /^\/api\/admin\/dashboard\/executive$/, scope: () => ({ kind: 'instance' }) },
 ];

@@ -60,16 +60,17 @@ export const PROFILE_GROUP_DEFAULT_CREATED_BY = 'unleash_system_user';
 export const canChangePassword = (_userId: number): boolean => true;
 
 /** The role a membership row `m` points at: by id, or by name (the lowest id of a live role with it). */
-const ROLE_OF_MEMBER = `identity_roles r ON r.id = COALESCE(m.role_id,
+export const ROLE_OF_MEMBER = `identity_roles r ON r.id = COALESCE(m.role_id,
   (SELECT min(x.id) FROM identity_roles x WHERE x.name = m.role_name AND NOT x.deleted))`;
 
 /**
  * Members of the project `project` (an SQL expression) counted as semantics §3.5 says, from membership rows
  * created at or after `since` (an SQL expression; NULL: all of them): a statement giving one integer. Users
  * holding a non-root role in the project, directly or through a group that has a role in it; deleted users
- * excluded; an empty group adds one (the reference's NULL row, counted by its `count(*)`).
+ * excluded; an empty group adds one (the reference's NULL row, counted by its `count(*)`), unless
+ * `emptyGroupCounts` is false (the personal dashboard's `count(user_id)`).
  */
-export function projectMembersSql(project: string, since: string): string {
+export function projectMembersSql(project: string, since: string, emptyGroupCounts = true): string {
   return `WITH m AS (SELECT * FROM identity_project_members
                    WHERE project = ${project} AND (${since} IS NULL OR created_at >= ${since})),
        direct AS (
@@ -86,11 +87,11 @@ export function projectMembersSql(project: string, since: string): string {
            LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
        via AS (SELECT grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)
        SELECT ((SELECT count(*) FROM (SELECT user_id FROM direct UNION SELECT user_id FROM via WHERE user_id IS NOT NULL) x)
-             + (CASE WHEN EXISTS (SELECT 1 FROM via WHERE user_id IS NULL) THEN 1 ELSE 0 END))::int`;
+             + ${emptyGroupCounts ? '(CASE WHEN EXISTS (SELECT 1 FROM via WHERE user_id IS NULL) THEN 1 ELSE 0 END)' : '0'})::int`;
 }
 
 /** Live groups the user belongs to. */
-const GROUPS_OF_USER = `SELECT gu.group_id FROM identity_group_users gu
+export const GROUPS_OF_USER = `SELECT gu.group_id FROM identity_group_users gu
   JOIN identity_groups g ON g.id = gu.group_id AND NOT g.deleted WHERE gu.user_id = $1`;
 
 /**

@@ -1,0 +1,2 @@
+export * from './personal-dashboard.logic';
+export * from './personal-dashboard.read-model';
