@@ -17,8 +17,9 @@ const SHOTS = join(ROOT, 'docs', 'unleash-ui');
 /**
  * The unmodified Unleash 8.2.0 UI, signed in with a password in real Chromium, through the shipped nginx
  * recipe (deploy/nginx) in front of that Unleash and flaglens (api, projector and the source connector
- * following it, authentication on: flaglens accepts the UI's session cookie). The event log, a project page
- * and the profile show data that flaglens served, as nginx's upstream log proves.
+ * following it, authentication on: flaglens accepts the UI's session cookie). The event log, a project page, its
+ * status panel, the profile and the personal dashboard show data that flaglens served, as nginx's upstream log
+ * proves.
  */
 describe('the Unleash 8.2.0 UI through nginx, its reads served by flaglens', () => {
   let peer: Peer;
@@ -110,7 +111,7 @@ describe('the Unleash 8.2.0 UI through nginx, its reads served by flaglens', () 
     return { page, problems };
   }
 
-  it('signs in, shows the event log, a project and the profile from flaglens, no console errors', async () => {
+  it('signs in, shows the event log, a project, its status, the profile and the personal dashboard from flaglens', async () => {
     const { page, problems } = await signIn();
     mkdirSync(SHOTS, { recursive: true });
     const shot = async (path: string, text: string, file: string) => {
@@ -149,6 +150,28 @@ describe('the Unleash 8.2.0 UI through nginx, its reads served by flaglens', () 
     ).toEqual([200, 'flaglens', own]);
     await shot('/projects/default', flag, 'project.png');
     await shot('/profile', 'admin', 'profile.png');
+    // the personal dashboard (where `/` lands): its projects, then the first one's details, from flaglens
+    await page.evaluate(() => localStorage.removeItem('personal-dashboard:v1'));
+    await shot('/personal', 'My projects', 'personal-dashboard.png');
+    await page.waitForFunction(
+      () =>
+        /Your roles in this project|You have no project roles in this project/.test(document.body.innerText),
+      { timeout: 30000 },
+    );
+    await page.screenshot({ path: join(SHOTS, 'personal-dashboard.png') });
+    // the project status panel: its figures are flaglens's answer (it shows zeros until the answer arrives)
+    const status = (await page.evaluate(async () => {
+      const r = await fetch('/api/admin/projects/default/status');
+      return [r.headers.get('x-served-by'), (await r.json()) as { resources: { apiTokens: number } }];
+    })) as [string, { resources: { apiTokens: number } }];
+    expect(status[0]).toBe('flaglens');
+    await shot('/projects/default?project-status', 'Project resources', 'project-status.png');
+    await page.waitForFunction(
+      (n) => new RegExp(`\\b${n} API key`).test(document.body.innerText),
+      { timeout: 30000 },
+      status[1].resources.apiTokens,
+    );
+    await page.screenshot({ path: join(SHOTS, 'project-status.png') });
     const log = nginx.upstreamLog();
     const fromFlaglens = log.filter((s) => s.backend === 'flaglens');
     for (const uri of [
@@ -156,6 +179,9 @@ describe('the Unleash 8.2.0 UI through nginx, its reads served by flaglens', () 
       '/api/admin/event-creators',
       '/api/admin/user/profile',
       '/api/admin/projects/default/overview',
+      '/api/admin/projects/default/status',
+      '/api/admin/personal-dashboard',
+      '/api/admin/personal-dashboard/default',
     ])
       expect(fromFlaglens.filter((s) => s.uri === uri && s.status === 200).length).toBeGreaterThan(0);
     // nothing flaglens serves went to Unleash, and nothing failed
