@@ -300,6 +300,10 @@ const REASON_FROZEN =
 const REASON_UNKNOWN_ACTIVITY =
   'events of types outside api-spec part 6 count as no activity (docs/design.md#the-event-contract, docs/deviations.md, "Project overview")';
 
+/** Which flag `first-flag-created` names, where the reference leaves it to the database. */
+const REASON_FIRST_FLAG =
+  'first-flag-created names the earliest-created flag; the reference has no ORDER BY (docs/deviations.md)';
+
 /** The overview of one project, `updatedAt` aside. */
 export function compareOverview(
   t: Tally,
@@ -358,9 +362,44 @@ export function compareOverview(
       ctx.liveFlags.includes(ua.feature ?? '') &&
       ctx.liveFlags.includes(fb.feature ?? '')
     )
-      reason =
-        'first-flag-created names the earliest-created flag; the reference has no ORDER BY (docs/deviations.md)';
+      reason = REASON_FIRST_FLAG;
     reason ??= newerFieldReason(k, u);
     t.differ(g, { what, field: k, unleash: u[k], flaglens: f[k], reason });
   }
+}
+
+/** Every leaf of a JSON answer by its path (`a.b.c`); an array is one leaf. */
+function leaves(v: unknown, path = '', out = new Map<string, unknown>()): Map<string, unknown> {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    for (const [k, x] of Object.entries(v)) leaves(x, path ? `${path}.${k}` : k, out);
+  } else out.set(path, v);
+  return out;
+}
+
+/**
+ * An answer of a route Unleash 8.2.0 added (the project status, the personal dashboard), field by field (an array
+ * is one field), and its keys' order.
+ */
+export function compareAnswer(
+  t: Tally,
+  g: string,
+  what: string,
+  u: Record<string, unknown>,
+  f: Record<string, unknown>,
+): void {
+  const [ul, fl] = [leaves(u), leaves(f)];
+  for (const k of new Set([...ul.keys(), ...fl.keys()])) {
+    if (isDeepStrictEqual(ul.get(k), fl.get(k))) t.match(g, k);
+    else
+      t.differ(g, {
+        what,
+        field: k,
+        unleash: ul.get(k),
+        flaglens: fl.get(k),
+        // the personal dashboard's project details: the same onboarding as the overview's
+        reason: k === 'onboardingStatus.feature' ? REASON_FIRST_FLAG : undefined,
+      });
+  }
+  if (isDeepStrictEqual([...ul.keys()], [...fl.keys()])) t.match(g, 'key order');
+  else t.differ(g, { what, field: 'key order', unleash: [...ul.keys()], flaglens: [...fl.keys()] });
 }

@@ -9,7 +9,8 @@
  * 3. drives a scenario through its admin and client APIs (scenario.ts: the same steps for every release; none
  *    uses what 7.0 removed);
  * 4. starts a fresh flaglens (database, topic, projector, api) and runs the connector `--once` into it;
- * 5. compares every flag's event list, every user's profile and every project's overview (compare.ts);
+ * 5. compares every flag's event list, every user's profile, every project's overview and (8.2.0) status
+ *    (compare.ts);
  * 6. follow mode: the connector following, a flag toggled in Unleash is visible through flaglens's api
  *    within 1 s (each of 20 toggles; p50/p99 printed);
  * 7. hosted mode: the connector over Unleash's API (`--api-url --token`) into a second flaglens gives the same
@@ -36,7 +37,14 @@ import {
   type PeerVersion,
 } from './unleash-peer';
 import { driveScenario, UnleashClient, type ScenarioResult } from './scenario';
-import { compareEventList, compareOverview, compareProfile, summarize, Tally } from './compare';
+import {
+  compareEventList,
+  compareOverview,
+  compareProfile,
+  compareAnswer,
+  summarize,
+  Tally,
+} from './compare';
 import { compareLifecycle, driveLifecycle } from './lifecycle';
 import { compareSearch } from './search';
 
@@ -180,6 +188,46 @@ export async function compareAll(
     });
   log(`compared the overviews of ${projects.length} projects (and a deleted one)`);
   log(`onboardingStatus (Unleash / flaglens): ${onboarding.join('; ')}`);
+
+  // 8.2.0's project status (every project, and an id no project has: Unleash answers zeros) and personal
+  // dashboard (every user's; each project's details as the first user sees them)
+  if (version === '8.2.0') {
+    const same = async (group: string, what: string, path: string, pat: string, token: string) =>
+      compareAnswer(
+        t,
+        group,
+        what,
+        (await u.get(path, pat)).json as Json,
+        await flaglensGet(stack, path, token),
+      );
+    for (const p of [...projects, 'no-such-project'])
+      await same(
+        'GET /api/admin/projects/{id}/status',
+        `project ${p}`,
+        `/api/admin/projects/${p}/status`,
+        s.users[0].pat,
+        adminToken,
+      );
+    for (const user of s.users)
+      await same(
+        'GET /api/admin/personal-dashboard',
+        `user ${user.name}`,
+        '/api/admin/personal-dashboard',
+        user.pat,
+        tokens.get(user.id)!,
+      );
+    for (const p of projects)
+      await same(
+        'GET /api/admin/personal-dashboard/{id}',
+        `project ${p}`,
+        `/api/admin/personal-dashboard/${p}`,
+        s.users[0].pat,
+        adminToken,
+      );
+    log(
+      `compared the status of ${projects.length} projects and the personal dashboards of ${s.users.length} users`,
+    );
+  }
 
   // the event search, the event creators and ?project= (8.2.0 is the release flaglens answers them as)
   if (version === '8.2.0') {
