@@ -962,6 +962,29 @@ async function main(): Promise<void> {
           alive,
         },
       );
+      // 8.2.0's project status, and the overview's change over the history's last year, of the largest project
+      const [{ largest, flags: largestFlags }] = await ds.query<{ largest: string; flags: number }>(
+        `SELECT project AS largest, count(*)::int AS flags FROM flag_state WHERE NOT deleted
+          GROUP BY project ORDER BY count(*) DESC, project LIMIT 1`,
+      );
+      const status = await series(
+        `status of the largest project (${largestFlags} flags)`,
+        port,
+        () => ({ path: `/api/admin/projects/${encodeURIComponent(largest)}/status`, headers: admin }),
+        { ...READS, alive },
+      );
+      const yearAgo = new Date(Date.parse(SUMMARY.to) - 365 * 86_400_000).toISOString();
+      const diffPath = `/api/admin/diff?${new URLSearchParams({
+        path: `/api/admin/projects/${largest}/overview`,
+        from: yearAgo,
+        to: SUMMARY.to,
+      }).toString()}`;
+      const diff = await series(
+        `the largest project's overview, its change over the last year`,
+        port,
+        () => ({ path: diffPath, headers: admin }),
+        { ...READS, alive },
+      );
       const hotBytes = (await timedGet(port, `/api/admin/events/${hotFlags[0]}`, admin)).bytes;
       Object.assign(result.reads, {
         what: 'sequential requests to the api with API_CACHE_MB=0 (no answer cache: every answer read from Postgres); random projects, users and flags',
@@ -980,11 +1003,22 @@ async function main(): Promise<void> {
         insights3yMaxMs: insights.maxMs,
         insights3yRuns: insights.samples,
         insights3yBytes: insights.firstBody?.length,
+        largestProject: { id: largest, flags: largestFlags },
+        statusP99Ms: status.p99Ms,
+        statusP50Ms: status.p50Ms,
+        diffYearP99Ms: diff.p99Ms,
+        diffYearP50Ms: diff.p50Ms,
         failedReads:
-          overview.failed + profile.failed + hotList.failed + ordinaryList.failed + insights.failed,
-        series: { overview, profile, hotList, ordinaryList, insights },
+          overview.failed +
+          profile.failed +
+          hotList.failed +
+          ordinaryList.failed +
+          insights.failed +
+          status.failed +
+          diff.failed,
+        series: { overview, profile, hotList, ordinaryList, insights, status, diff },
       });
-      for (const s of [overview, profile, hotList, ordinaryList, insights]) delete s.firstBody;
+      for (const s of [overview, profile, hotList, ordinaryList, insights, status, diff]) delete s.firstBody;
     });
 
     // ------------------------------------------------------------------ the event search
