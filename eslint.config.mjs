@@ -76,7 +76,8 @@ export default tseslint.config(
               message: 'the console imports no other app and no lib file by path',
             },
             {
-              regex: '^@flaglens/(?!operations/operations\\.types$|projections/identity/root-admin$|contract/json-diff$)',
+              regex:
+                '^@flaglens/(?!operations/operations\\.types$|projections/identity/root-admin$|contract/json-diff$)',
               message:
                 'the console imports only the operations wire types, the root Admin rule and the JSON diff (files without imports)',
             },

@@ -36,7 +36,12 @@ const exists = (token: string): boolean => {
   return files.some((f) => f === path || f.endsWith(`/${path}`));
 };
 
-const docs = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const docs = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 describe('the files the docs name', () => {
   it.each(docs)('%s names only files that exist', (doc) => {

@@ -25,6 +25,10 @@ export const flagStateProjection = keyedProjection({
   table: FLAG_STATE_TABLE,
   types: FLAG_STATE_TYPES,
   rowsOf: (events) => [...new Set(events.flatMap((e) => (e.featureName ? [e.featureName] : [])))],
-  evolve: (current, events) => reduceFlagState(current, events.filter((e) => e.featureName)),
+  evolve: (current, events) =>
+    reduceFlagState(
+      current,
+      events.filter((e) => e.featureName),
+    ),
   publish: ({ transitions }, context) => context.transitions.push(...transitions),
 });

@@ -119,7 +119,10 @@ export class LifecycleReadModel {
    * what the project status summarises (project-status.logic.ts `projectLifecycleSummary`).
    */
   async projectFlags(project: string): Promise<{ archivedAt: string | null; stages: StageEntry[] }[]> {
-    return (await this.flags([project], [], null)).map((f) => ({ archivedAt: f.archivedAt, stages: [...f.stages] }));
+    return (await this.flags([project], [], null)).map((f) => ({
+      archivedAt: f.archivedAt,
+      stages: [...f.stages],
+    }));
   }
 
   /** One existing flag's stages, oldest first (as Unleash's `GET …/features/{feature}/lifecycle`); none: null. */
