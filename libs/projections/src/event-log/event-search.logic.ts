@@ -5,6 +5,7 @@
  */
 
 import { isAsOfRefusal, parseAsOf } from '@flaglens/contract';
+import { DAY_MS } from '../time';
 
 /** The columns a search filters on (`IN (values)`; `created_at` by a bound). */
 export type SearchColumn =
@@ -107,7 +108,7 @@ function validDay(y: number, m: number, d: number): boolean {
 export function dayAfter(date: string): string | null {
   const t = new Date(date).getTime();
   if (Number.isNaN(t)) return null;
-  const next = new Date(t + 86_400_000);
+  const next = new Date(t + DAY_MS);
   const y = next.getUTCFullYear();
   const pad = (n: number, w = 2) => String(n).padStart(w, '0');
   return `${pad(y, 4)}-${pad(next.getUTCMonth() + 1)}-${pad(next.getUTCDate())}`;

@@ -1,5 +1,6 @@
 import type { FlagEvent } from '@flaglens/contract';
 import { data, str } from '../event-fields';
+import { DAY_MS as DAY, WEEK_MS as WEEK } from '../time';
 
 /**
  * A flag's lifecycle (Unleash 6.x+ `feature_lifecycles`; semantics: unleash-server
@@ -262,9 +263,6 @@ export interface SummaryFlag {
   archived: boolean;
   stages: readonly StageEntry[];
 }
-
-const DAY = 86_400_000;
-const WEEK = 7 * DAY;
 
 /** The median of numbers (the mean of the middle two for an even count); none → null. */
 export function median(xs: readonly number[]): number | null {

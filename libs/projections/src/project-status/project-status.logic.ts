@@ -1,13 +1,12 @@
 import type { FlagEvent } from '@flaglens/contract';
 import { data, preData, str } from '../event-fields';
 import type { Stage, StageEntry } from '../lifecycle/lifecycle.logic';
+import { DAY_MS } from '../time';
 
 /**
  * Unleash 8.2.0's project status (`GET /api/admin/projects/{projectId}/status`), the parts computed in Node from
  * events and stages. Pure. The rules, field by field, are in docs/deviations.md ("Project status").
  */
-
-const DAY_MS = 86_400_000;
 
 /** Unleash's live health: the share of non-archived flags neither stale nor potentially stale, rounded. */
 export function statusHealth(total: number, stale: number, potentiallyStale: number): number {

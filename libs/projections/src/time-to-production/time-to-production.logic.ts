@@ -1,4 +1,5 @@
 import type { FlagEvent } from '@flaglens/contract';
+import { DAY_MS } from '../time';
 
 export interface EnableRow {
   featureName: string;
@@ -37,4 +38,4 @@ export function averageTimeToProduction(days: readonly number[]): number {
 }
 
 export const wholeDaysBetween = (fromIso: string, toIso: string): number =>
-  Math.floor((Date.parse(toIso) - Date.parse(fromIso)) / 86_400_000);
+  Math.floor((Date.parse(toIso) - Date.parse(fromIso)) / DAY_MS);
