@@ -15,6 +15,7 @@ import { Environments1763800000300 } from './environments/environments.migration
 import { FeatureTypes1763800000400 } from './feature-types/feature-types.migration';
 import { Projects1763800000500 } from './projects/projects.migration';
 import { ProjectLinkTemplates1763800004500 } from './projects/project-link-templates.migration';
+import { ProjectFlagEnabled1763800005000 } from './projects/project-flag-enabled.migration';
 import { ProjectEnvironments1763800000600 } from './project-environments/project-environments.migration';
 import { ProjectActivity1763800000700 } from './project-activity/project-activity.migration';
 import { ProjectActivityFromEventLog1763800003000 } from './project-activity/project-activity-from-event-log.migration';
@@ -53,6 +54,7 @@ export const PROJECTIONS_OWN_MIGRATIONS: (new () => MigrationInterface)[] = [
   // projects and their environments
   Projects1763800000500,
   ProjectLinkTemplates1763800004500,
+  ProjectFlagEnabled1763800005000,
   ProjectEnvironments1763800000600,
   // project activity, time to production
   ProjectActivity1763800000700,

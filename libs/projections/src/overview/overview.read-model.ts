@@ -244,9 +244,9 @@ const ACTIVITY_COLUMNS = `
        ${ISO('COALESCE(p.last_event_at, p.created)')} AS updated_at,
        (SELECT release FROM unleash_release) AS unleash_release,
        CASE WHEN (SELECT release FROM unleash_release) IN (${RELEASES_WITHOUT_SDK_CONNECTED}) THEN false
-            -- any enable of the project's in the log, as the activity counts read it: no instant bounds it, so
-            -- the answer does not change with the read instant alone (the cache's validUntil stays exact)
-            ELSE EXISTS (SELECT 1 FROM event_log a WHERE a.project = $1 AND a.type = 'feature-environment-enabled')
+            -- any enable of the project's ever (the projects projection keeps it): no instant bounds it, so the
+            -- answer does not change with the read instant alone (the cache's validUntil stays exact)
+            ELSE p.flag_enabled
        END AS flag_enabled,
        (SELECT COALESCE(sum(d.n), 0)::int FROM project_activity_daily d WHERE d.project = $1 AND d.day > w.c_day)
          + (SELECT count(*)::int FROM event_log a

@@ -103,7 +103,7 @@ SELECT p.archived_at IS NOT NULL AS archived,
        (EXISTS (SELECT 1 FROM project_sdk_usage s WHERE s.project = $1)
         OR EXISTS (SELECT 1 FROM flag_state f WHERE f.project = $1 AND NOT f.deleted
                       AND EXISTS (SELECT 1 FROM flag_sdk_usage u WHERE u.feature_name = f.name))) AS "sdkSeen",
-       EXISTS (SELECT 1 FROM event_log WHERE type = 'feature-environment-enabled' AND project = $1) AS "flagEnabled",
+       p.flag_enabled AS "flagEnabled",
        (SELECT name FROM flag_state WHERE project = $1 AND NOT deleted AND archived_at IS NULL
          ORDER BY created_at, name COLLATE "C" LIMIT 1) AS "firstFlag"
   FROM projects p WHERE p.id = $1 AND p.exists`;

@@ -1,5 +1,11 @@
 import { testEvent as ev } from '@flaglens/testing/test-events';
-import { latestEventPerProject, placeholderProject, reduceProjects, type ProjectRow } from './projects.logic';
+import {
+  latestEventPerProject,
+  placeholderProject,
+  projectsWithEnable,
+  reduceProjects,
+  type ProjectRow,
+} from './projects.logic';
 
 const run = (events: ReturnType<typeof ev>[], start = new Map<string, ProjectRow>()) => {
   const { rows, skipped } = reduceProjects(start, events);
@@ -110,5 +116,14 @@ describe('projects update logic', () => {
     const b = ev(2, 'feature-tagged', { project: 'p' });
     expect(latestEventPerProject([a, b])).toEqual(latestEventPerProject([b, a]));
     expect(latestEventPerProject([a, b]).get('p')).toBe(a.createdAt);
+  });
+
+  it('names the projects an enable of the batch names, whatever the flag and environment', () => {
+    const events = [
+      ev(1, 'feature-environment-enabled', { project: 'p', featureName: 'f', environment: 'production' }),
+      ev(2, 'feature-environment-disabled', { project: 'q', featureName: 'g', environment: 'production' }),
+      ev(3, 'feature-environment-enabled', { project: null, featureName: 'h' }),
+    ];
+    expect([...projectsWithEnable(events)]).toEqual(['p']);
   });
 });

@@ -166,3 +166,10 @@ export function latestEventPerProject(events: readonly FlagEvent[]): Map<string,
   }
   return out;
 }
+
+/** The projects a `feature-environment-enabled` event of the batch names (`projects.flag_enabled`). */
+export function projectsWithEnable(events: readonly FlagEvent[]): Set<string> {
+  const out = new Set<string>();
+  for (const e of events) if (e.project && e.type === 'feature-environment-enabled') out.add(e.project);
+  return out;
+}

@@ -5,6 +5,7 @@ import { loadRows, writeRows, type KeyedTable } from '../keyed-rows';
 import {
   latestEventPerProject,
   PROJECT_SETTING_TYPES,
+  projectsWithEnable,
   reduceProjects,
   type ProjectRow,
 } from './projects.logic';
@@ -37,8 +38,9 @@ const PROJECTS_TABLE: KeyedTable<ProjectRow> = {
 };
 
 /**
- * Projects: every project an event names gets a row (a placeholder until its `project-created`) and its
- * latest event time (order-independent: a max); the settings come from the project's own events.
+ * Projects: every project an event names gets a row (a placeholder until its `project-created`), its latest event
+ * time (order-independent: a max) and whether a flag was ever enabled in it (an or); the settings come from the
+ * project's own events.
  */
 export class ProjectsProjection implements Projection {
   readonly name = 'projects';
@@ -66,11 +68,13 @@ export class ProjectsProjection implements Projection {
     // 1. every project named: a row (placeholder if new) and the latest event time (max: order-independent).
     //    Sorted, so concurrent partitions lock rows in the same order.
     const ids = [...latest.keys()].sort();
+    const enabled = projectsWithEnable(events);
     await client.query(
-      `INSERT INTO projects (id, last_event_at)
-       SELECT id, at FROM unnest($1::text[], $2::timestamptz[]) AS t(id, at) ORDER BY id
-       ON CONFLICT (id) DO UPDATE SET last_event_at = GREATEST(projects.last_event_at, EXCLUDED.last_event_at)`,
-      [ids, ids.map((id) => latest.get(id))],
+      `INSERT INTO projects (id, last_event_at, flag_enabled)
+       SELECT id, at, en FROM unnest($1::text[], $2::timestamptz[], $3::boolean[]) AS t(id, at, en) ORDER BY id
+       ON CONFLICT (id) DO UPDATE SET last_event_at = GREATEST(projects.last_event_at, EXCLUDED.last_event_at),
+                                      flag_enabled = projects.flag_enabled OR EXCLUDED.flag_enabled`,
+      [ids, ids.map((id) => latest.get(id)), ids.map((id) => enabled.has(id))],
     );
     // 2. settings from the project's own events (rows already locked by step 1)
     const relevant = events.filter((e) => PROJECT_SETTING_TYPES.has(e.type));
