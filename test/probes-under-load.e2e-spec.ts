@@ -1,4 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { request } from 'node:http';
 import type { SourcedEvent } from '@flaglens/projections';
@@ -50,6 +52,37 @@ async function drainElsewhere(port: number, path: string): Promise<{ status: num
   );
   const [status, bytes] = stdout.trim().split(' ').map(Number);
   return { status, bytes };
+}
+
+/**
+ * Holds the lock that the suite's runs which load both cores on purpose take (scripts/test.sh: the chaos run, the
+ * benches, in the other lane), so that none of them runs while the probes are timed: a machine starved by them
+ * stalls any process with work of its own, the control server far less. Released by `release`.
+ */
+async function holdHeavyLock(): Promise<{ release: () => void }> {
+  const dir = join(__dirname, '..', '.run');
+  mkdirSync(dir, { recursive: true });
+  const holder = spawn(
+    'flock',
+    ['-o', '-w', '1800', join(dir, 'cpu-heavy.lock'), '-c', 'echo held; exec sleep 3600'],
+    {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
+    holder.once('exit', (code) => reject(new Error(`flock exited with ${code} before holding the lock`)));
+  });
+  return {
+    release: () => {
+      try {
+        process.kill(-holder.pid!, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    },
+  };
 }
 
 const p99 = (xs: number[]) =>
@@ -123,6 +156,15 @@ describe('probes under the heaviest reads (running api, real Postgres)', () => {
   });
 
   it(`/health/live and /health/ready answer within ${PROBE_BUDGET_MS} ms while the api streams its largest answers`, async () => {
+    const lock = await holdHeavyLock();
+    try {
+      await probesUnderLoad();
+    } finally {
+      lock.release();
+    }
+  }, 1_900_000);
+
+  async function probesUnderLoad(): Promise<void> {
     let loading = true;
     const heavy = (async () => {
       const lists = Array.from({ length: READERS }, () => drainElsewhere(port, '/api/admin/events/big.flag'));
@@ -188,5 +230,5 @@ describe('probes under the heaviest reads (running api, real Postgres)', () => {
       live: true,
       ready: true,
     });
-  });
+  }
 });
