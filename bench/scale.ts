@@ -1,5 +1,5 @@
 /*
- * npm run bench:scale -- [--events N] [--quick] [--unleash] [--seed S] [--as-of-wait SECONDS] [--skip-rebuild] [--brief]
+ * npm run bench:scale -- [--events N] [--quick] [--unleash] [--seed S] [--as-of-wait SECONDS] [--skip-rebuild] [--brief] [--keep]
  *
  * flaglens at the size of a big installation, in one run: the history of libs/testing/src/large-installation.ts
  * (3 years, 200 projects, 5,000 flags of which 3 take 0.51% of the events each, 2,000 users; 10,000,000 events
@@ -30,8 +30,9 @@
  * Stages are timed and progress printed as they go; the disk (the databases and the topic's folders) is sampled
  * every second. The database and topic (and Unleash's) are dropped at the end, also on failure or Ctrl-C. The
  * run fails on errors only (a stage that fails, a read that fails during the rebuild, answers that differ after
- * the switch), never on a figure. Writes bench/results/scale-<UTC timestamp>.json (`--quick`:
- * scale-quick-<timestamp>.json, not kept in git).
+ * the switch), never on a figure. `--keep` leaves the database (its active version as the run left it) and the
+ * topic in place and prints their names, for a look at the big installation afterwards; drop them by hand.
+ * Writes bench/results/scale-<UTC timestamp>.json (`--quick`: scale-quick-<timestamp>.json, not kept in git).
  */
 import 'reflect-metadata';
 import { execFileSync, execSync, spawn, type ChildProcess } from 'node:child_process';
@@ -99,6 +100,8 @@ const UNLEASH_EVENTS = QUICK ? EVENTS : Math.min(EVENTS, 1_000_000);
 const AS_OF_WAIT_S = Number(cli.value('--as-of-wait') ?? (QUICK ? 30 : 600));
 /** `--skip-rebuild`: every stage but the rebuild (its figures then say it was not run) */
 const SKIP_REBUILD = cli.has('--skip-rebuild');
+/** `--keep`: the database and the topic are left in place at the end (named in the log) */
+const KEEP = cli.has('--keep');
 for (const [flag, n] of [
   ['--events', EVENTS],
   ['--seed', SEED],
@@ -692,9 +695,9 @@ async function main(): Promise<void> {
   let crashed = false;
   try {
     const db: TestDatabase = await createTestDatabase('scale');
-    undo.push(() => db.drop());
     const { topic, drop } = await createTestTopic(kafka, 'scale', PARTITIONS);
-    undo.push(drop);
+    if (KEEP) undo.push(async () => log(`kept: DATABASE_URL=${db.url} KAFKA_TOPIC=${topic}`));
+    else undo.push(() => db.drop(), drop);
     const group = `scale-${randomBytes(3).toString('hex')}`;
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
