@@ -86,7 +86,8 @@ describe('projector (real Kafka and Postgres)', () => {
     const flags = Array.from({ length: 200 }, (_, i) => `flag-${i}`);
     const events = Array.from({ length: 10000 }, (_, i) => flagEvent(i + 1, flags[i % flags.length], i));
     await produce(kafka, topic, events.map(toMessage));
-    await startProjector(G_10K);
+    // `on`: the projector keeps the tables whatever the server's autovacuum does (checked at the end)
+    await startProjector(G_10K, { PROJECTOR_TABLE_MAINTENANCE: 'on' });
     await waitFor('all 10,000 stored', async () => (await stored()) === 10000, { timeoutMs: 90000 });
     await waitFor('lag 0', () => lagZero(G_10K));
 
@@ -119,6 +120,18 @@ describe('projector (real Kafka and Postgres)', () => {
     };
     await waitFor("Kafka's committed offsets at the high-water marks", caughtUp, { timeoutMs: 10000 });
     await admin.disconnect();
+    // the log was analyzed and vacuumed by the projector (the server's autovacuum sets last_auto* instead)
+    await waitFor(
+      'the event log analyzed and vacuumed by the projector',
+      async () =>
+        (
+          await db.query<{ kept: boolean }>(
+            `SELECT last_analyze IS NOT NULL AND last_vacuum IS NOT NULL AS kept FROM pg_stat_user_tables
+              WHERE schemaname = 'flaglens_v1' AND relname = 'event_log'`,
+          )
+        )[0]?.kept,
+      { timeoutMs: 60000 },
+    );
   });
 
   it('applies a batch that failed (not a data error) again from its stored position, once, with nothing new produced', async () => {

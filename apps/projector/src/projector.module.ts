@@ -11,12 +11,13 @@ import { ConsumerProgressMonitor } from './consumer-progress.monitor';
 import { LiveProjector } from './live-projector.service';
 import { InsightsWeeksStore } from './insights-weeks.service';
 import { AsOfCheckpoints } from './as-of-checkpoints.service';
+import { TableMaintenance } from './table-maintenance.service';
 import { HealthController } from './health.controller';
 import { KAFKA } from './tokens';
 
 /**
  * The projector's pool, ended when the app shuts down: after every worker that uses it (the consumer, the
- * progress monitor, the insights weeks) stopped in `beforeApplicationShutdown`.
+ * progress monitor, the insights weeks, the table maintenance) stopped in `beforeApplicationShutdown`.
  */
 export class ProjectorDatabase extends Database implements OnApplicationShutdown {
   onApplicationShutdown(): Promise<void> {
@@ -51,9 +52,9 @@ const PROVIDERS = [
     useFactory: (config: AppConfig) =>
       new ProjectorDatabase({
         url: config.DATABASE_URL,
-        // a connection per partition in flight, one to load positions, one for the progress monitor and one
-        // for the health check, so a stuck batch cannot starve /health/ready
-        max: config.PROJECTOR_CONCURRENCY + 4,
+        // a connection per partition in flight, one to load positions, one for the progress monitor, one for
+        // the health check (so a stuck batch cannot starve /health/ready) and one for the table maintenance
+        max: config.PROJECTOR_CONCURRENCY + 5,
         applicationName: 'flaglens-projector',
         prepared: true,
       }),
@@ -99,4 +100,5 @@ const PROVIDERS = [
   LiveProjector,
   InsightsWeeksStore,
   AsOfCheckpoints,
+  TableMaintenance,
 ];

@@ -225,6 +225,14 @@ export class AppConfig {
   @Max(300000)
   KAFKA_SESSION_TIMEOUT_MS = 30000;
 
+  /**
+   * Who keeps the tables' statistics and dead rows (ANALYZE, VACUUM): `auto`, the projector by autovacuum's
+   * rules while the server's autovacuum is off, else the server; `on`, the projector always; `off`, never the
+   * projector (docs/operations.md, "Table maintenance").
+   */
+  @IsIn(['auto', 'on', 'off'], { message: 'must be auto, on or off' })
+  PROJECTOR_TABLE_MAINTENANCE: 'auto' | 'on' | 'off' = 'auto';
+
   /** A projector partition that is behind and whose stored position has not moved this long is not ready. */
   @Transform(toInt)
   @IsInt()

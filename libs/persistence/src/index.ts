@@ -4,3 +4,4 @@ export * from './database';
 export * from './pg-errors';
 export * from './projection-versions';
 export * from './active-version-pool';
+export * from './table-maintenance';

@@ -1,0 +1,80 @@
+import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '@flaglens/config';
+import { Database, keepTables, serverKeepsTables } from '@flaglens/persistence';
+import { ConsumerProgressMonitor } from './consumer-progress.monitor';
+import { WhenIdle, type WhenIdleTiming } from './when-idle';
+
+/**
+ * The tables are looked at every 30 s (a read of the statistics collector's counters), the first time 10 s after
+ * start; what is due runs when the projector has been idle 1 s, and at least every minute during a backfill
+ * (whose tables change fastest: the planner must not plan a 10-million-row log from the statistics of an empty
+ * one).
+ */
+export const TABLE_MAINTENANCE_LOOKS: WhenIdleTiming = {
+  everyMs: 30_000,
+  firstMs: 10_000,
+  idleMs: 1_000,
+  atLeastMs: 60_000,
+};
+
+/**
+ * Keeps the database's tables analyzed and vacuumed by autovacuum's rules where the server does not
+ * (libs/persistence/src/table-maintenance.ts): with PROJECTOR_TABLE_MAINTENANCE=auto (the default) only while
+ * the server's autovacuum is off, `on` always, `off` never. One projector at a time does it (an advisory lock);
+ * each statement is logged with its time.
+ */
+@Injectable()
+export class TableMaintenance implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly log = new Logger('TableMaintenance');
+  private readonly looks: WhenIdle;
+  private lastFailure?: string;
+  private said?: boolean;
+
+  constructor(
+    private readonly db: Database,
+    private readonly config: AppConfig,
+    monitor: ConsumerProgressMonitor,
+  ) {
+    this.looks = new WhenIdle(
+      () => monitor.lastBatchAt,
+      TABLE_MAINTENANCE_LOOKS,
+      () => this.round(),
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.PROJECTOR_TABLE_MAINTENANCE !== 'off') this.looks.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.looks.stop();
+  }
+
+  /** Never rejects: a failure is logged (once per distinct failure) and the next look tries again. */
+  async round(): Promise<void> {
+    let client;
+    try {
+      client = await this.db.connect();
+      if (this.config.PROJECTOR_TABLE_MAINTENANCE === 'auto') {
+        const server = await serverKeepsTables(client);
+        if (server !== this.said)
+          this.log.log(
+            server
+              ? "the server's autovacuum keeps the tables"
+              : "the server's autovacuum is off: the projector analyzes and vacuums the tables by its rules",
+          );
+        this.said = server;
+        if (server) return;
+      }
+      const done = await keepTables(client, () => this.looks.stopping);
+      for (const d of done ?? []) this.log.log(`${d.command} ${d.schema}.${d.table} in ${d.ms} ms`);
+      this.lastFailure = undefined;
+    } catch (e) {
+      const failure = (e as Error).message;
+      if (failure !== this.lastFailure) this.log.warn(`could not maintain the tables: ${failure}`);
+      this.lastFailure = failure;
+    } finally {
+      client?.release();
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import type { ClientBase } from 'pg';
+import { assertSchemaName } from './projection-versions';
+
+/**
+ * The projections' tables kept planned and tidy where the server does not: Postgres plans every read from a
+ * table's statistics (ANALYZE) and reclaims the rows that updates leave behind (VACUUM), which its autovacuum
+ * does by itself when it is on. With it off (a server set up so for tests, a managed one tuned badly), a table
+ * loaded with millions of events keeps the statistics of an empty table: the planner guesses every condition
+ * at a default selectivity (a pair of search filters read 97,000 rows instead of 50), and a table of 5,000 flags
+ * updated a million times grows to 47 MB of dead rows that every batch walks past. This keeps each table by
+ * autovacuum's own rules and defaults (the thresholds below), one table at a time, throttled as autovacuum is.
+ */
+
+/** autovacuum's defaults: a table is analyzed past 50 + 10% of its rows changed since its last ANALYZE */
+export const ANALYZE_BASE = 50;
+export const ANALYZE_SCALE = 0.1;
+/** … vacuumed past 50 + 20% of its rows dead, or 1,000 + 20% inserted since its last VACUUM */
+export const VACUUM_BASE = 50;
+export const VACUUM_SCALE = 0.2;
+export const VACUUM_INSERT_BASE = 1000;
+export const VACUUM_INSERT_SCALE = 0.2;
+
+/** One table's counters (`pg_stat_user_tables`) and its row estimate (`pg_class.reltuples`). */
+export interface TableActivity {
+  schema: string;
+  table: string;
+  /** the planner's estimate of its rows; -1 (Postgres 14+) or 0 before its first ANALYZE or VACUUM */
+  estimatedRows: number;
+  changedSinceAnalyze: number;
+  insertedSinceVacuum: number;
+  deadRows: number;
+}
+
+export interface MaintenanceDue {
+  schema: string;
+  table: string;
+  analyze: boolean;
+  vacuum: boolean;
+}
+
+/** What autovacuum would do to the table now, by its rules. Pure. */
+export function maintenanceDue(t: TableActivity): MaintenanceDue {
+  const rows = Math.max(0, t.estimatedRows);
+  const vacuum =
+    t.deadRows > VACUUM_BASE + VACUUM_SCALE * rows ||
+    t.insertedSinceVacuum > VACUUM_INSERT_BASE + VACUUM_INSERT_SCALE * rows;
+  const analyze = t.changedSinceAnalyze > ANALYZE_BASE + ANALYZE_SCALE * rows;
+  return { schema: t.schema, table: t.table, analyze, vacuum };
+}
+
+/**
+ * The database's tables due for maintenance (every schema but Postgres's own and the sessions' temporary ones:
+ * the projection versions, their checkpoints, the positions), the ones with the most changes first. The
+ * counters come from the statistics collector and may trail the last few transactions by a moment; nothing is
+ * lost by that, the next look sees them.
+ */
+export async function tablesDue(client: ClientBase): Promise<MaintenanceDue[]> {
+  const { rows } = await client.query<{
+    schema: string;
+    table: string;
+    estimated: string;
+    changed: string;
+    inserted: string;
+    dead: string;
+  }>(
+    `SELECT s.schemaname AS schema, s.relname AS table, c.reltuples::float8::text AS estimated,
+            s.n_mod_since_analyze::text AS changed, s.n_ins_since_vacuum::text AS inserted,
+            s.n_dead_tup::text AS dead
+       FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+      WHERE s.schemaname !~ '^pg_' AND s.schemaname <> 'information_schema'
+      ORDER BY s.n_mod_since_analyze + s.n_dead_tup + s.n_ins_since_vacuum DESC, s.relname`,
+  );
+  return rows
+    .map((r) =>
+      maintenanceDue({
+        schema: r.schema,
+        table: r.table,
+        estimatedRows: Number(r.estimated),
+        changedSinceAnalyze: Number(r.changed),
+        insertedSinceVacuum: Number(r.inserted),
+        deadRows: Number(r.dead),
+      }),
+    )
+    .filter((d) => d.analyze || d.vacuum);
+}
+
+/** The advisory lock one maintainer holds while it runs: several projectors take turns, never two at once. */
+export const TABLE_MAINTENANCE_LOCK = 7_101_990_002;
+
+/** Whether the server's autovacuum is on (then it keeps the tables, and nothing here needs to). */
+export async function serverKeepsTables(client: ClientBase): Promise<boolean> {
+  const { rows } = await client.query<{ on: boolean }>(
+    `SELECT current_setting('autovacuum') = 'on' AND current_setting('track_counts') = 'on' AS on`,
+  );
+  return rows[0].on;
+}
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+export interface Maintained {
+  schema: string;
+  table: string;
+  /** `VACUUM (ANALYZE)`, `VACUUM` or `ANALYZE` */
+  command: string;
+  ms: number;
+}
+
+/**
+ * Runs what is due on each table of `due`, one statement at a time on `client` (outside any transaction:
+ * VACUUM cannot run in one), throttled by autovacuum's default cost delay so that a batch's writes keep their
+ * share of the disk; stops between tables once `shouldStop` says so. A table dropped meanwhile (an old version
+ * after a rebuild's switch) is skipped. Returns what it ran.
+ */
+export async function maintainTables(
+  client: ClientBase,
+  due: readonly MaintenanceDue[],
+  shouldStop: () => boolean = () => false,
+): Promise<Maintained[]> {
+  const done: Maintained[] = [];
+  await client.query(`SET vacuum_cost_delay = '2ms'`);
+  await client.query(`SET vacuum_cost_limit = 200`);
+  try {
+    for (const d of due) {
+      if (shouldStop()) break;
+      const command = d.vacuum ? (d.analyze ? 'VACUUM (ANALYZE)' : 'VACUUM') : 'ANALYZE';
+      const t0 = Date.now();
+      try {
+        await client.query(`${command} ${quoted(d.schema)}.${quoted(d.table)}`);
+      } catch (e) {
+        // dropped since it was listed (undefined_table, invalid_schema_name)
+        if (['42P01', '3F000'].includes((e as { code?: string }).code ?? '')) continue;
+        throw e;
+      }
+      done.push({ schema: d.schema, table: d.table, command, ms: Date.now() - t0 });
+    }
+  } finally {
+    // the connection goes back to its pool: its next user's VACUUM (an as-of maker's) is not throttled
+    await client.query(`RESET vacuum_cost_delay; RESET vacuum_cost_limit`).catch(() => undefined);
+  }
+  return done;
+}
+
+/**
+ * ANALYZE of every table of a schema, unthrottled: a version a rebuild has just loaded, before it is switched
+ * in, so that its first reads are planned from what it holds, not from the statistics of empty tables.
+ */
+export async function analyzeSchema(client: Pick<ClientBase, 'query'>, schema: string): Promise<number> {
+  const s = assertSchemaName(schema);
+  const { rows } = await client.query<{ table: string }>(
+    `SELECT c.relname AS table FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'm') ORDER BY c.relname`,
+    [s],
+  );
+  for (const { table } of rows) await client.query(`ANALYZE ${quoted(s)}.${quoted(table)}`);
+  return rows.length;
+}
+
+/**
+ * One round: what is due, run, under TABLE_MAINTENANCE_LOCK (held by `client`'s session for the round); null
+ * when another maintainer holds it (its round covers the same tables).
+ */
+export async function keepTables(
+  client: ClientBase,
+  shouldStop: () => boolean = () => false,
+): Promise<Maintained[] | null> {
+  const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1) AS locked`, [
+    TABLE_MAINTENANCE_LOCK,
+  ]);
+  if (!rows[0].locked) return null;
+  try {
+    return await maintainTables(client, await tablesDue(client), shouldStop);
+  } finally {
+    await client.query(`SELECT pg_advisory_unlock($1)`, [TABLE_MAINTENANCE_LOCK]);
+  }
+}
