@@ -5,6 +5,7 @@ import type { MigrationInterface } from 'typeorm';
 import { topicWatermarks } from '@flaglens/kafka';
 import {
   activeVersion,
+  analyzeSchema,
   assertSchemaName,
   Database,
   createProjectionVersion,
@@ -202,6 +203,10 @@ export async function runRebuild(opts: RebuildOptions): Promise<RebuildResult> {
           const built = await buildDeferredIndexes(pool, version.schema);
           if (built.length > 0)
             log.log(`built ${built.length} search indexes of ${version.schema} in ${Date.now() - t0} ms`);
+          // its first reads after the switch are planned from what it holds, not from empty tables' statistics
+          const t1 = Date.now();
+          const tables = await analyzeSchema(pool, version.schema);
+          log.log(`analyzed the ${tables} tables of ${version.schema} in ${Date.now() - t1} ms`);
           indexed = true;
           continue;
         }
