@@ -5,7 +5,8 @@ import { projectionDatabases } from '@flaglens/testing/support/test-database';
 import { appendEvents } from '../event-log/event-log.projection';
 import { generateHistory } from '@flaglens/testing/generate-history';
 import { IdentityReadModel } from '../identity/identity.read-model';
-import { InsightsReadModel, type InstanceInsights } from './insights.read-model';
+import { InsightsReadModel, USERS_SQL, type InstanceInsights } from './insights.read-model';
+import { largeInstallation, largeInstallationSummary } from '@flaglens/testing/large-installation';
 import { validateInsights } from '@flaglens/testing/insights-shape';
 import { storeInsightsWeeks } from './insights.weeks';
 import { feedProjections } from '@flaglens/testing/support/feed-projections';
@@ -317,6 +318,41 @@ describe('instance insights projection and read model (real Postgres)', () => {
       const updates = (x: InstanceInsights) =>
         x.environmentTypeTrends.reduce((n, e) => n + e.totalUpdates, 0);
       expect(updates(r)).toBeLessThanOrEqual(updates(all));
+    }
+  });
+
+  it('users: the spans of activity count each week as a week-by-week count of the user-weeks does (3 years of 300 users)', async () => {
+    // the week-by-week count, kept here as the reference: every user-week of the 9 weeks before each week
+    const byWeek =
+      USERS_SQL.slice(0, USERS_SQL.indexOf('r AS (')).replace(/,\s*$/, '') +
+      `
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
+       (SELECT count(*) FROM insights_users u
+         WHERE u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS total,
+       (SELECT count(DISTINCT a.user_id) FROM insights_user_weeks a JOIN insights_users u ON u.id = a.user_id
+         WHERE a.week BETWEEN w.ws - 63 AND w.ws
+           AND ((a.week < w.ws AND a.last_day >= w.d - 59) OR (a.week = w.ws AND a.first_day <= w.d))
+           AND u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS active
+  FROM weeks w WHERE w.inr ORDER BY w.ws`;
+    const options = { seed: 5, events: 20_000, projects: 10, flags: 200, users: 300 };
+    const { ds } = await fresh('ins_user_spans');
+    await feedProjections(ds, [...largeInstallation(options)]);
+    const end = largeInstallationSummary(options).to;
+    const today = end.slice(0, 10);
+    const counts = await ds.query<{ n: string }>(
+      `SELECT count(*) AS n FROM insights_users WHERE deleted_at IS NOT NULL`,
+    );
+    expect(Number(counts[0].n)).toBeGreaterThan(0); // deleted users among them
+    for (const [from, to] of [
+      [null, null],
+      ['2025-02-01', '2025-09-30'],
+      [today, today],
+    ]) {
+      const p = [today, from, to, '2016-01-04'];
+      const spans = await ds.query<{ d: string; total: number; active: number }>(USERS_SQL, p);
+      expect(spans.length).toBeGreaterThan(0);
+      expect(spans.some((r) => r.active > 0)).toBe(true);
+      expect(spans).toEqual(await ds.query(byWeek, p));
     }
   });
 

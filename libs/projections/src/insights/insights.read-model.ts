@@ -268,16 +268,38 @@ SELECT x.project, to_char(date_trunc('week', x.at AT TIME ZONE 'UTC'), 'YYYY-MM-
   FROM x, r WHERE (x.at AT TIME ZONE 'UTC')::date BETWEEN r.lo AND r.hi
  GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, x.type COLLATE "C"`;
 
-/** Users: total as of the date, active = authored an event within [date − 59 d, date] (60 UTC days). */
+/**
+ * Users: total as of the date, active = authored an event within [date − 59 d, date] (60 UTC days) and existing
+ * then (created before the end of the date, not deleted by it). Each stored user-week makes its user active on
+ * the days [its first day, its last day + 59]; a user's overlapping spans are merged into disjoint ones and
+ * clipped to the days the user existed, so a week's active users are the spans covering its date. One pass over
+ * the user-weeks of the range, whatever its length (a week by week count read every user-week of the 9 weeks
+ * before each week: 1.4 million index probes for 3 years of 2,000 users).
+ */
 export const USERS_SQL = `
-WITH ${WEEKS}
+WITH ${WEEKS},
+r AS (SELECT min(d) AS lo, max(d) AS hi FROM weeks WHERE inr),
+span AS (
+  SELECT a.user_id, a.first_day AS s, a.last_day + 59 AS e
+    FROM insights_user_weeks a, r
+   WHERE a.week <= r.hi AND a.last_day + 59 >= r.lo
+), marked AS (
+  SELECT user_id, s, e,
+         CASE WHEN s <= max(e) OVER (PARTITION BY user_id ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) + 1
+              THEN 0 ELSE 1 END AS starts
+    FROM span
+), island AS (
+  SELECT user_id, s, e, sum(starts) OVER (PARTITION BY user_id ORDER BY s, e) AS n FROM marked
+), active AS MATERIALIZED (
+  SELECT GREATEST(min(i.s), (u.created_at AT TIME ZONE 'UTC')::date) AS s,
+         LEAST(max(i.e), COALESCE((u.deleted_at AT TIME ZONE 'UTC')::date - 1, 'infinity')) AS e
+    FROM island i JOIN insights_users u ON u.id = i.user_id AND u.created_at IS NOT NULL
+   GROUP BY i.user_id, i.n, u.created_at, u.deleted_at
+)
 SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
        (SELECT count(*) FROM insights_users u
          WHERE u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS total,
-       (SELECT count(DISTINCT a.user_id) FROM insights_user_weeks a JOIN insights_users u ON u.id = a.user_id
-         WHERE a.week BETWEEN w.ws - 63 AND w.ws
-           AND ((a.week < w.ws AND a.last_day >= w.d - 59) OR (a.week = w.ws AND a.first_day <= w.d))
-           AND u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS active
+       (SELECT count(*) FROM active a WHERE a.s <= w.d AND a.e >= w.d)::int AS active
   FROM weeks w WHERE w.inr ORDER BY w.ws`;
 
 /** ENV_TYPES_SQL, or with `fromCut` only its weeks from the cut ($6) on. */

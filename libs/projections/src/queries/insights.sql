@@ -41,14 +41,29 @@ weeks AS (
          generate_series(date_trunc('week', GREATEST(f.first, $2::date, $4::date)),
                          date_trunc('week', LEAST($1::date, $3::date)), interval '7 days') ws
    WHERE f.first <= $1::date
+),
+r AS (SELECT min(d) AS lo, max(d) AS hi FROM weeks WHERE inr),
+span AS (
+  SELECT a.user_id, a.first_day AS s, a.last_day + 59 AS e
+    FROM insights_user_weeks a, r
+   WHERE a.week <= r.hi AND a.last_day + 59 >= r.lo
+), marked AS (
+  SELECT user_id, s, e,
+         CASE WHEN s <= max(e) OVER (PARTITION BY user_id ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) + 1
+              THEN 0 ELSE 1 END AS starts
+    FROM span
+), island AS (
+  SELECT user_id, s, e, sum(starts) OVER (PARTITION BY user_id ORDER BY s, e) AS n FROM marked
+), active AS MATERIALIZED (
+  SELECT GREATEST(min(i.s), (u.created_at AT TIME ZONE 'UTC')::date) AS s,
+         LEAST(max(i.e), COALESCE((u.deleted_at AT TIME ZONE 'UTC')::date - 1, 'infinity')) AS e
+    FROM island i JOIN insights_users u ON u.id = i.user_id AND u.created_at IS NOT NULL
+   GROUP BY i.user_id, i.n, u.created_at, u.deleted_at
 )
 SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
        (SELECT count(*) FROM insights_users u
          WHERE u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS total,
-       (SELECT count(DISTINCT a.user_id) FROM insights_user_weeks a JOIN insights_users u ON u.id = a.user_id
-         WHERE a.week BETWEEN w.ws - 63 AND w.ws
-           AND ((a.week < w.ws AND a.last_day >= w.d - 59) OR (a.week = w.ws AND a.first_day <= w.d))
-           AND u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS active
+       (SELECT count(*) FROM active a WHERE a.s <= w.d AND a.e >= w.d)::int AS active
   FROM weeks w WHERE w.inr ORDER BY w.ws;
 
 WITH
