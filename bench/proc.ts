@@ -93,15 +93,28 @@ export function sampleRss(pid: number | undefined, everyMs = 100): () => number 
 }
 
 /** The machine a run measured on: cores, CPU model, memory, Node's and Postgres's versions. */
-export async function machineFacts(pg: {
-  query<R>(sql: string): Promise<{ rows: R[] }>;
-}): Promise<{ cores: number; cpu?: string; memoryGb: number; node: string; postgres: string }> {
-  const [{ v }] = (await pg.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows;
+export async function machineFacts(pg: { query<R>(sql: string): Promise<{ rows: R[] }> }): Promise<{
+  cores: number;
+  cpu?: string;
+  memoryGb: number;
+  node: string;
+  postgres: string;
+  autovacuum: string;
+  tableMaintenance: string;
+}> {
+  const [{ v, autovacuum }] = (
+    await pg.query<{ v: string; autovacuum: string }>(
+      "SELECT current_setting('server_version') AS v, current_setting('autovacuum') AS autovacuum",
+    )
+  ).rows;
   return {
     cores: cpus().length,
     cpu: cpus()[0]?.model,
     memoryGb: Math.round(totalmem() / 2 ** 30),
     node: process.version,
     postgres: v,
+    // the server's autovacuum, and who keeps the tables where it is off (the projector's setting)
+    autovacuum,
+    tableMaintenance: process.env.PROJECTOR_TABLE_MAINTENANCE ?? 'auto',
   };
 }
