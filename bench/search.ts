@@ -32,7 +32,11 @@ import { startApp, stopApp } from '@flaglens/testing/support/processes';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 import { installPeer, startPeer, type Peer } from '../conformance/unleash-peer';
 import { load, loadTool, type LoadResult } from './load';
-import { SEARCH_COUNTS_FROM_LOG, SEARCH_TEXT_INDEX } from '@flaglens/projections';
+import {
+  ENVIRONMENT_TYPE_COUNTS_FROM_LOG,
+  SEARCH_COUNTS_FROM_LOG,
+  SEARCH_TEXT_INDEX,
+} from '@flaglens/projections';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -123,6 +127,7 @@ async function copyToFlaglens(unleash: Client, flaglens: Client): Promise<void> 
   // the search's counts, as the migration computes them from a stored log (the projector keeps them after)
   const t = Date.now();
   await flaglens.query(SEARCH_COUNTS_FROM_LOG);
+  await flaglens.query(ENVIRONMENT_TYPE_COUNTS_FROM_LOG);
   log(`event_search_counts filled in ${((Date.now() - t) / 1000).toFixed(0)} s`);
 }
 

@@ -6,6 +6,7 @@ import { EventLogSearch1763800004600 } from './event-log/event-log-search.migrat
 import { EventSearchSpeed1763800004700 } from './event-log/event-search-speed.migration';
 import { EventLogDays1763800004800 } from './event-log/event-log-days.migration';
 import { EventSearchPending1763800004900 } from './event-log/event-search-pending.migration';
+import { EventSearchEnvironmentType1763800005100 } from './event-log/event-search-pairs.migration';
 import { Identity1763800001100 } from './identity/identity.migration';
 import { IdentityApplyFunction1763800003100 } from './identity/identity-apply-function.migration';
 import { IdentityGroupDetails1763800004510 } from './identity/identity-group-details.migration';
@@ -43,6 +44,7 @@ export const PROJECTIONS_OWN_MIGRATIONS: (new () => MigrationInterface)[] = [
   EventSearchSpeed1763800004700,
   EventLogDays1763800004800,
   EventSearchPending1763800004900,
+  EventSearchEnvironmentType1763800005100,
   // identity
   Identity1763800001100,
   IdentityApplyFunction1763800003100,

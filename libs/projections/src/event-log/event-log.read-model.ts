@@ -3,7 +3,7 @@ import type { ReadPool } from '@flaglens/persistence';
 import { wireFromStored } from './event-wire';
 import { answeringRelease, type UnleashRelease } from '@flaglens/contract';
 import type { EventSearch } from './event-search.logic';
-import { isCountedColumn, SDK_EVENT_TYPES } from './search-counts.logic';
+import { COUNTED_PAIRS, isCountedColumn, SDK_EVENT_TYPES } from './search-counts.logic';
 import { indexPattern, trigramSample, type TrigramSample } from './search-fragment.logic';
 import type { Reads } from '../change-feed';
 
@@ -79,8 +79,8 @@ export const SEARCH_TEXT = `(COALESCE(data_text, '') || E'\\n' || COALESCE(tags_
 
 /**
  * The statement that sums the search's exact total from `event_search_counts` (search-counts.logic.ts), or
- * null when it cannot: free text, filters on two columns (but a project and a type) or on one not counted,
- * hidden projects. It answers null (count the log instead) when a day bound is not a UTC midnight in the
+ * null when it cannot: free text, filters on two columns (but a project or an environment, and a type) or on one
+ * not counted, hidden projects. It answers null (count the log instead) when a day bound is not a UTC midnight in the
  * session's time zone, where `created_at >= 'yyyy-MM-dd'` is read, since the rows count UTC days.
  */
 function countedTotal(
@@ -96,13 +96,13 @@ function countedTotal(
     f.column === 'created_by_user_id' ? f.values.map((v) => String(Number(v))) : f.values;
   let where: string[];
   if (search.in.length === 2) {
-    // the one pair counted: a project and a type (in either order of the parameters)
-    const project = search.in.find((f) => f.column === 'project');
+    // the pairs counted: a project or an environment, and a type (in either order of the parameters)
     const type = search.in.find((f) => f.column === 'type');
-    if (!project || !type) return null;
+    const other = search.in.find((f) => f !== type);
+    if (!type || !other || !(COUNTED_PAIRS as readonly string[]).includes(other.column)) return null;
     where = [
-      `dim = 'project+type'`,
-      `value = ANY(${param(project.values)}::text[])`,
+      `dim = ${param(`${other.column}+type`)}`,
+      `value = ANY(${param(other.values)}::text[])`,
       `value2 = ANY(${param(type.values)}::text[])`,
     ];
   } else {

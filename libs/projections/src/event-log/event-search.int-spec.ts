@@ -9,6 +9,7 @@ import { isSearchRefusal, parseEventSearch, type EventSearch } from './event-sea
 import { searchTexts } from './search-text';
 import { backfillSearchTexts } from './event-log-search.migration';
 import { SEARCH_COUNTS_FROM_LOG } from './event-search-speed.migration';
+import { ENVIRONMENT_TYPE_COUNTS_FROM_LOG } from './event-search-pairs.migration';
 
 const TYPES = [
   'feature-created',
@@ -106,7 +107,13 @@ const SEARCHES: Record<string, unknown>[] = [
   { type: 'IS:feature-updated', project: 'IS:Beta_2', to: 'IS:2026-01-20' },
   { id: 'IS_ANY_OF:5,17,2999' },
   { groupId: 'IS:g1' },
+  // an environment and a type (counted as a pair)
   { environment: 'IS:development', type: 'IS:feature-updated' },
+  {
+    type: 'IS_ANY_OF:feature-updated,feature-created',
+    environment: 'IS_ANY_OF:production,development',
+    offset: '4',
+  },
   { from: 'IS:2026-01-10' },
   { to: 'IS:2026-01-10' },
   { from: 'IS:2026-01-10', to: 'IS:2026-01-12', limit: '1000' },
@@ -236,6 +243,7 @@ describe('event search (real Postgres)', () => {
     await client.query('BEGIN');
     await client.query('DELETE FROM event_search_counts');
     await client.query(SEARCH_COUNTS_FROM_LOG);
+    await client.query(ENVIRONMENT_TYPE_COUNTS_FROM_LOG);
     const rows = (await client.query(COUNT_ROWS)).rows;
     await client.query('ROLLBACK');
     return rows;

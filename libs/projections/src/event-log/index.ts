@@ -4,6 +4,7 @@ export * from './event-log.read-model';
 export * from './event-log.migration';
 export * from './event-log-search.migration';
 export * from './event-search-speed.migration';
+export * from './event-search-pairs.migration';
 export * from './event-search.logic';
 export * from './event-summary.logic';
 export * from './search-text';

@@ -2,7 +2,7 @@ import { testEvent } from '@flaglens/testing/test-events';
 import { searchCountDeltas, utcDay } from './search-counts.logic';
 
 describe('the event search counts (pure)', () => {
-  it('counts each searchable event once per counted column it has a value in (and its project and type), by UTC day', () => {
+  it('counts each searchable event once per counted column it has a value in (and its project or environment with its type), by UTC day', () => {
     const deltas = searchCountDeltas([
       testEvent(1, 'feature-created', {
         createdAt: '2026-01-01T23:59:59.999Z',
@@ -32,6 +32,7 @@ describe('the event search counts (pure)', () => {
       ['project', 'alpha', '', '2026-01-01', true, 2],
       ['project+type', 'alpha', 'feature-created', '2026-01-01', true, 2],
       ['environment', 'production', '', '2026-01-01', true, 1],
+      ['environment+type', 'production', 'feature-created', '2026-01-01', true, 1],
       ['created_by_user_id', '7', '', '2026-01-01', true, 1],
       ['created_by_user_id', '0', '', '2026-01-01', true, 1],
       ['', '', '', '2026-01-02', false, 1],

@@ -15,8 +15,14 @@ export const SDK_EVENT_TYPES: readonly string[] = [CLIENT_METRICS_EVENT_TYPE, CL
 /** The columns counted one by one ('': none, every event). Null values are not counted (no filter finds them). */
 export const COUNTED_COLUMNS = ['type', 'project', 'environment', 'created_by_user_id'] as const;
 export type CountedColumn = (typeof COUNTED_COLUMNS)[number];
-/** '': every event; a column: each of its values; `project+type`: each pair (the UI's usual pair of filters). */
-export type CountDimension = '' | CountedColumn | 'project+type';
+/**
+ * '': every event; a column: each of its values; `project+type` and `environment+type`: each pair (the UI's usual
+ * pairs of filters; the type in `value2`).
+ */
+export type CountDimension = '' | CountedColumn | 'project+type' | 'environment+type';
+
+/** The pairs of filters counted together: a column and the type. */
+export const COUNTED_PAIRS = ['project', 'environment'] as const;
 
 export const isCountedColumn = (c: string): c is CountedColumn =>
   (COUNTED_COLUMNS as readonly string[]).includes(c);
@@ -48,6 +54,7 @@ export function searchCountDeltas(
     if (e.project !== null) add('project', e.project, day, true);
     if (e.project !== null) add('project+type', e.project, day, true, e.type);
     if (e.environment !== null) add('environment', e.environment, day, withProject);
+    if (e.environment !== null) add('environment+type', e.environment, day, withProject, e.type);
     if (e.createdByUserId !== null) add('created_by_user_id', String(e.createdByUserId), day, withProject);
   }
   return deltas;
