@@ -29,6 +29,8 @@ export class TableMaintenance implements OnApplicationBootstrap, BeforeApplicati
   private readonly looks: WhenIdle;
   private lastFailure?: string;
   private said?: boolean;
+  /** The backend of the round in progress, if any. */
+  private backend?: number;
 
   constructor(
     private readonly db: Database,
@@ -46,15 +48,21 @@ export class TableMaintenance implements OnApplicationBootstrap, BeforeApplicati
     if (this.config.PROJECTOR_TABLE_MAINTENANCE !== 'off') this.looks.start();
   }
 
+  /** A round in progress is cancelled (a VACUUM of a large table can take minutes; the next start redoes it). */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.looks.stop();
+    const stopped = this.looks.stop();
+    if (this.backend !== undefined)
+      await this.db.query('SELECT pg_cancel_backend($1)', [this.backend]).catch(() => undefined);
+    await stopped;
   }
 
   /** Never rejects: a failure is logged (once per distinct failure) and the next look tries again. */
   async round(): Promise<void> {
     let client;
+    let failed = false;
     try {
       client = await this.db.connect();
+      this.backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
       if (this.config.PROJECTOR_TABLE_MAINTENANCE === 'auto') {
         const server = await serverKeepsTables(client);
         if (server !== this.said)
@@ -70,11 +78,15 @@ export class TableMaintenance implements OnApplicationBootstrap, BeforeApplicati
       for (const d of done ?? []) this.log.log(`${d.command} ${d.schema}.${d.table} in ${d.ms} ms`);
       this.lastFailure = undefined;
     } catch (e) {
+      failed = true;
+      if (this.looks.stopping) return; // cancelled by the shutdown
       const failure = (e as Error).message;
       if (failure !== this.lastFailure) this.log.warn(`could not maintain the tables: ${failure}`);
       this.lastFailure = failure;
     } finally {
-      client?.release();
+      this.backend = undefined;
+      // a connection that failed, or that the shutdown may cancel, is not handed to another user
+      client?.release(failed || this.looks.stopping || undefined);
     }
   }
 }
