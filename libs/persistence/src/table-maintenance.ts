@@ -117,6 +117,7 @@ export async function maintainTables(
   shouldStop: () => boolean = () => false,
 ): Promise<Maintained[]> {
   const done: Maintained[] = [];
+  if (due.length === 0) return done;
   await client.query(`SET vacuum_cost_delay = '2ms'`);
   await client.query(`SET vacuum_cost_limit = 200`);
   try {
