@@ -7,7 +7,14 @@ import { feedProjections } from '@flaglens/testing/support/feed-projections';
 import { projectionDatabases } from '@flaglens/testing/support/test-database';
 import { interleavedBatches, withLateArrivals } from '@flaglens/testing/test-events';
 import { referenceSampleEvents } from '@flaglens/testing/reference-sample';
-import { AsOfTooFar, checkpointStorage, makeCheckpoint, readAsOf, tidyAsOf } from './as-of';
+import {
+  AsOfTooFar,
+  checkpointStorage,
+  makeCheckpoint,
+  readAsOf,
+  tidyAsOf,
+  type MadeCheckpoint,
+} from './as-of';
 import { READS_ANYTHING, type Reads } from './change-feed';
 import { IDENTITY_READS, IdentityReadModel } from './identity/identity.read-model';
 import { InsightsReadModel } from './insights/insights.read-model';
@@ -157,10 +164,17 @@ describe('the overview and the profile as of an instant equal those of a log cut
           const whole = await dbs.fresh(`asof2_whole_${runs}`);
           await feedProjections(whole.ds, interleavedBatches(history, seed, 60));
           // checkpoints every few dozen events: reads start from the newest usable one before their instant. Made
-          // as the projector makes them: on a connection of its own that keeps its fresh tables from one to the next
+          // as the projector makes them: on a connection of its own that keeps its fresh tables from one to the
+          // next; for even seeds, three times as far apart while the maker is far behind (catching up)
           const maker = await whole.ds.connect();
+          const every = 10 + (seed % 50);
           try {
-            while (await makeCheckpoint(maker, 10 + (seed % 50), { keep: true }));
+            while (
+              await makeCheckpoint(maker, every, {
+                keep: true,
+                catchUp: seed % 2 === 0 ? 3 * every : undefined,
+              })
+            );
           } finally {
             maker.release(true);
           }
@@ -344,6 +358,39 @@ describe('checkpoints for reads as of an instant (real Postgres)', () => {
         true,
       );
       expect(after.value).toEqual(read.value);
+    } finally {
+      c.release();
+    }
+  });
+
+  it('a maker far behind the log steps `catchUp` events at a time until it is near, then `every`', async () => {
+    const history = historyOf(11, 0);
+    const whole = await dbs.fresh('asof3_catch_up');
+    await feedProjections(whole.ds, [history]);
+    const c = await whole.ds.connect();
+    try {
+      const made: MadeCheckpoint[] = [];
+      for (let m; (m = await makeCheckpoint(c, 10, { catchUp: 40 }));) made.push(m);
+      // 40 events on while more than 80 are stored after the newest checkpoint, 10 from there on
+      const steps = made.map((m, i) => ({
+        behind: history.length - (i === 0 ? 0 : made[i - 1].events),
+        step: m.events - (i === 0 ? 0 : made[i - 1].events),
+      }));
+      expect(steps.map((s) => s.step)).toEqual(steps.map((s) => (s.behind > 80 ? 40 : 10)));
+      expect(steps.filter((s) => s.step === 40).length).toBeGreaterThanOrEqual(2);
+      expect(steps.filter((s) => s.step === 10).length).toBeGreaterThanOrEqual(2);
+      // a read between two checkpoints made 40 apart starts from the first, and equals the log cut there
+      const coarse = made.findIndex((m, i) => i > 0 && steps[i].step === 40);
+      const ms = (Date.parse(made[coarse - 1].upto) + Date.parse(made[coarse].upto)) / 2;
+      const cut = await dbs.fresh('asof3_catch_up_cut');
+      await feedProjections(cut.ds, [history.filter((e) => Date.parse(e.createdAt) <= ms)]);
+      const projects = [...PROJECTS, 'never-a-project'];
+      const read = await readAsOf(c, new Date(ms).toISOString(), (db) =>
+        everything(db, new Date(ms), projects),
+      );
+      expect(read.replay.checkpoint).toBe(made[coarse - 1].upto);
+      expect(read.replay.events).toBeGreaterThan(0);
+      expect(read.value).toEqual(await everything(cut.ds, new Date(ms), projects));
     } finally {
       c.release();
     }

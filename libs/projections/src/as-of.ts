@@ -17,15 +17,19 @@ import { allProjections, projectionsFor, tablesLeftOut } from './registry';
  * statement of a projection meets a batch larger than the projector sends it.
  */
 export const AS_OF_BATCH = 5000;
+/**
+ * Events between two checkpoints while the maker is far behind the log (`makeCheckpoint`'s `catchUp`): one
+ * replayed batch.
+ */
+export const AS_OF_CATCH_UP = AS_OF_BATCH;
 /** Events parsed between two turns of the event loop while replaying (a few milliseconds of work). */
 export const AS_OF_PARSE_SLICE = 250;
 
 /**
  * Tables a checkpoint does not keep: the event log (a read from a checkpoint sees the version's own log up to
- * the checkpoint's instant, then the replayed events) and the event search's counts, which no read as of an
- * instant reads (the search as of an instant counts the log itself), and the log's days, which only the
- * checkpoints' checks read, of the version's log. After a checkpoint is loaded the counts hold only the replayed
- * events' part.
+ * the checkpoint's instant, then the replayed events) and the log's counts, which no read as of an instant reads
+ * (the search as of an instant counts the log itself; the log's days are read by the checkpoints' checks, of the
+ * version's log): a replay does not write them (`appendEvents` with `counts: false`).
  */
 const NOT_KEPT = new Set(['event_log', 'event_counts', 'event_search_counts', 'event_log_days']);
 
@@ -422,8 +426,8 @@ async function replayUpTo(
   await client.query('DISCARD PLANS');
   let log = 'event_log';
   if (checkpoint && holding) {
-    // the rows are there: the log seen is the version's up to the instant, the replayed events and the counts
-    // of those replayed before emptied (nothing reads them; kept, they would grow with the log)
+    // the rows are there: the log seen is the version's up to the instant, the events replayed before emptied
+    // (nothing reads them; kept, they would grow with the log)
     const [{ kind }] = (
       await client.query<{ kind: string }>(
         `SELECT relkind::text AS kind FROM pg_class WHERE relnamespace = pg_my_temp_schema() AND relname = 'event_log'`,
@@ -434,7 +438,6 @@ async function replayUpTo(
         kind === 'r'
           ? `ALTER TABLE pg_temp.event_log RENAME TO event_log_replayed`
           : `DELETE FROM pg_temp.event_log_replayed`,
-        ...[...NOT_KEPT].filter((tb) => tb !== 'event_log').map((tb) => `DELETE FROM pg_temp.${tb}`),
         `CREATE OR REPLACE TEMP VIEW event_log AS
            SELECT * FROM ${version}.event_log WHERE created_at <= '${new Date(at).toISOString()}'::timestamptz`,
       ].join(';\n'),
@@ -520,7 +523,7 @@ async function replayUpTo(
       if (j > 0) await yieldToLoop();
       for (const r of rows.slice(j, j + AS_OF_PARSE_SLICE)) batch.push(sourced(r));
     }
-    const stored = await appendEvents(client, batch, log);
+    const stored = await appendEvents(client, batch, log, { counts: false });
     await applyProjections(client, stored, projections);
     if (rows.length < AS_OF_BATCH) break;
   }
@@ -646,7 +649,8 @@ export interface MadeCheckpoint {
  * Makes the next checkpoint of the version `client` is bound to, when at least `every` events are stored after
  * the newest usable one (docs/design.md, "Reads as of an instant"), and drops those no longer usable (another
  * shape of tables; a late event stored since, up to its instant). The checkpoint's instant C is that of the
- * `every`-th event after the newest usable one, moved later while an event created after C is stored before
+ * `every`-th event after the newest usable one (the `catchUp`-th, AS_OF_CATCH_UP by default, while more than
+ * twice that many are stored after it), moved later while an event created after C is stored before
  * one created up to C in its partition (the replay from C would apply them in another order). Its rows are the
  * session's fresh tables brought to C as a read as of C brings them (`replayUpTo`), kept in the version's
  * checkpoint schema: a row, and each table's rows as one compressed value (no table per checkpoint: making
@@ -658,9 +662,11 @@ export interface MadeCheckpoint {
 export async function makeCheckpoint(
   client: PoolClient,
   every: number,
-  options: { keep?: boolean } = {},
+  options: { keep?: boolean; catchUp?: number } = {},
 ): Promise<MadeCheckpoint | null> {
   if (!Number.isInteger(every) || every < 1) throw new Error(`checkpoint every ${every} events: not a count`);
+  const catchUp = Math.max(every, options.catchUp ?? AS_OF_CATCH_UP);
+  if (!Number.isInteger(catchUp)) throw new Error(`catching up ${catchUp} events at a time: not a count`);
   const t = performance.now();
   let session = await freshTables(client, true);
   let outOfOrder = false;
@@ -727,7 +733,15 @@ export async function makeCheckpoint(
     let committed = false;
     try {
       const after = newest?.upto ?? null;
-      // the instant of the `every`-th event after it; not within the last minute of the log, where events of
+      // behind by more than twice `catchUp` events (a backfill, a rebuild's new version): the next one `catchUp`
+      // events on, so the past is covered at a few times the pace, its reads replaying at most that many
+      const [{ stored }] = (
+        await client.query<{ stored: string }>(
+          `SELECT COALESCE(sum(n), 0)::text AS stored FROM ${version}.event_log_days`,
+        )
+      ).rows;
+      const step = Number(stored) - Number(newest?.events ?? 0) > 2 * catchUp ? catchUp : every;
+      // the instant of the `step`-th event after it; not within the last minute of the log, where events of
       // another partition may still be arriving with earlier instants
       const [next] = (
         await client.query<{ c: Date }>(
@@ -735,7 +749,7 @@ export async function makeCheckpoint(
             WHERE created_at > COALESCE($2::timestamptz, '-infinity')
               AND created_at <= (SELECT max(created_at) - interval '1 minute' FROM ${version}.event_log)
             ORDER BY created_at OFFSET $1 LIMIT 1`,
-          [every - 1, after],
+          [step - 1, after],
         )
       ).rows;
       if (!next) return null;

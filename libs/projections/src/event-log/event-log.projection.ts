@@ -87,11 +87,15 @@ export function firstOfEachId(events: SourcedEvent[]): SourcedEvent[] {
  * or another partition stored it), fall back to COPY into a temp staging table and insert only what is new.
  * Returns the events that were newly stored (aggregates must change only for those). `log` is the table
  * appended to: a read as of an instant that starts from a checkpoint appends to a log of its own (as-of.ts).
+ * `counts: false` (a replay as of an instant): the log's counts (`event_counts`, `event_log_days`,
+ * `event_search_counts`) are not kept, since no read as of an instant reads them (docs/design.md, "Reads as of
+ * an instant").
  */
 export async function appendEvents(
   client: PoolClient,
   events: SourcedEvent[],
   log = 'event_log',
+  { counts = true }: { counts?: boolean } = {},
 ): Promise<SourcedEvent[]> {
   if (events.length === 0) return [];
   const unique = firstOfEachId(events);
@@ -107,9 +111,7 @@ export async function appendEvents(
     if ((e as { code?: string }).code !== '23505') throw e;
   }
   if (copied) {
-    await countStored(client, unique);
-    await countDays(client, unique);
-    await countSearchable(client, unique);
+    if (counts) await countLog(client, unique);
     await recordRelease(client, unique);
     return unique;
   }
@@ -125,11 +127,16 @@ export async function appendEvents(
   await client.query('TRUNCATE event_log_staging');
   const newIds = new Set(inserted.rows.map((r) => Number(r.id)));
   const stored = unique.filter((s) => newIds.has(s.event.id));
+  if (counts) await countLog(client, stored);
+  await recordRelease(client, stored);
+  return stored;
+}
+
+/** The newly stored events counted: per set of named projects, per day and partition, per search filter. */
+async function countLog(client: PoolClient, stored: SourcedEvent[]): Promise<void> {
   await countStored(client, stored);
   await countDays(client, stored);
   await countSearchable(client, stored);
-  await recordRelease(client, stored);
-  return stored;
 }
 
 /**
