@@ -918,10 +918,11 @@ async function lateAfter(
     `SELECT max(late) AS late FROM (${parts
       .map(
         (p) =>
-          `SELECT max(created_at) AS late FROM ${version}.event_log
+          // the instant filtered in the aggregate, not in WHERE: the positions' range alone is read, from
+          // `event_log_position_at_idx` only (an index of the instants would visit every later event)
+          `SELECT max(created_at) FILTER (WHERE created_at > $1::timestamptz) AS late FROM ${version}.event_log
             WHERE ${partitionIs(p)} AND ${positionSql} < ${BigInt(ends[p]).toString()}
-              ${before[p] === undefined ? '' : `AND ${positionSql} >= ${BigInt(before[p]).toString()}`}
-              AND created_at > $1::timestamptz`,
+              ${before[p] === undefined ? '' : `AND ${positionSql} >= ${BigInt(before[p]).toString()}`}`,
       )
       .join('\n UNION ALL ')}) l`,
     [upto],
