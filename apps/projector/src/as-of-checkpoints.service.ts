@@ -6,16 +6,16 @@ import { ConsumerProgressMonitor } from './consumer-progress.monitor';
 import { WhenIdle, type WhenIdleTiming } from './when-idle';
 
 /**
- * The checkpoints are looked at every 10 s (a few small reads when none is due), also while batches flow.
+ * The checkpoints are looked at every 10 s (a few small reads when none is due), when the projector has been
+ * idle 1 s, or at least every minute while batches flow.
  */
-export const CHECKPOINT_LOOKS: WhenIdleTiming = { everyMs: 10_000, idleMs: 1_000, atLeastMs: 10_000 };
+export const CHECKPOINT_LOOKS: WhenIdleTiming = { everyMs: 10_000, idleMs: 1_000, atLeastMs: 60_000 };
 /**
  * A look makes checkpoints while they are due, for at most this long when the projector is idle, and this long
- * when it is busy (a backfill: a quarter of the maker's connection's time, so that it keeps up with the batches,
- * catching up `AS_OF_CATCH_UP` events at a time, without taking the CPU they need); the next look goes on.
+ * when it is busy (a backfill: the checkpoints take the CPU the batches need); the next look goes on.
  */
 export const CHECKPOINTS_BUDGET_MS = 20_000;
-export const CHECKPOINTS_BUSY_BUDGET_MS = 2_500;
+export const CHECKPOINTS_BUSY_BUDGET_MS = 2_000;
 /** The checkpoints' connection, as `pg_stat_activity` names it. */
 export const CHECKPOINTS_APPLICATION = 'flaglens-projector-checkpoints';
 
