@@ -371,6 +371,19 @@ async function replayUpTo(
       : useCheckpoints
         ? await usableCheckpoint(client, version, session.shape, at)
         : null;
+  if (maxReplay !== undefined) {
+    // counted from the log's days (a sum, and one day's rows), never by walking the events to replay; before
+    // the order check below, which reads every event between the checkpoint and the instant: a read far from
+    // any checkpoint is refused at once (from the start, without the checkpoint, it would replay more still)
+    const events = Number(await eventsUpTo(client, version, at)) - Number(checkpoint?.events ?? 0);
+    if (events > maxReplay)
+      throw new AsOfTooFar(
+        at,
+        events,
+        maxReplay,
+        checkpoint ? new Date(checkpoint.upto).toISOString() : null,
+      );
+  }
   if (checkpoint) {
     // each event after it must come after the checkpoint's events of its partition in the replay's order; one
     // that does not (stored out of order since) is replayed with the rest from the start. Checked in Postgres:
@@ -385,18 +398,11 @@ async function replayUpTo(
       )
     ).rows;
     if (outOfOrder && holding) throw new ReplayOutOfOrder();
-    if (outOfOrder) checkpoint = null;
-  }
-  if (maxReplay !== undefined) {
-    // counted from the log's days (a sum, and one day's rows), never by walking the events to replay
-    const events = Number(await eventsUpTo(client, version, at)) - Number(checkpoint?.events ?? 0);
-    if (events > maxReplay)
-      throw new AsOfTooFar(
-        at,
-        events,
-        maxReplay,
-        checkpoint ? new Date(checkpoint.upto).toISOString() : null,
-      );
+    if (outOfOrder) {
+      checkpoint = null;
+      const events = Number(await eventsUpTo(client, version, at));
+      if (maxReplay !== undefined && events > maxReplay) throw new AsOfTooFar(at, events, maxReplay, null);
+    }
   }
   // the events to replay, read AS_OF_BATCH at a time through a cursor of the transaction: a replay of millions
   // (an instant far from any checkpoint) holds one batch in memory
