@@ -740,7 +740,7 @@ export async function makeCheckpoint(
     try {
       const after = newest?.upto ?? null;
       // behind by more than twice `catchUp` events (a backfill, a rebuild's new version): the next one `catchUp`
-      // events on, so the past is covered at a few times the pace, its reads replaying at most that many
+      // events on, so the past is covered faster (fewer statements per event), its reads replaying at most that many
       const [{ stored }] = (
         await client.query<{ stored: string }>(
           `SELECT COALESCE(sum(n), 0)::text AS stored FROM ${version}.event_log_days`,
