@@ -49,7 +49,7 @@ export class GetProjectStatusHandler implements IQueryHandler<GetProjectStatusQu
     // computed on each read, as Unleash does: its activity, health and archived counts move with the clock
     if (at !== null)
       return this.asOf.read(at, PROJECT_STATUS_READS, async (db) =>
-        jsonBody(JSON.stringify(await new ProjectStatusReadModel(db).status(projectId, new Date(at)))),
+        jsonBody(JSON.stringify(await new ProjectStatusReadModel(db, 'log').status(projectId, new Date(at)))),
       );
     return jsonBody(JSON.stringify(await this.status.status(projectId, this.clock.now())));
   }

@@ -28,11 +28,22 @@ SELECT count(*)::int AS total,
   FROM flag_state f LEFT JOIN feature_types t ON t.id = f.type
  WHERE f.project = $1 AND NOT f.deleted AND f.archived_at IS NULL;
 
-SELECT to_char((created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS date, count(*)::int AS count
-  FROM event_log
- WHERE project = $1 AND created_at >= $2::timestamptz - interval '1 year' AND created_at <= $2::timestamptz
-   AND type NOT IN ('client-metrics', 'client-register')
- GROUP BY 1 ORDER BY 1;
+WITH b AS (SELECT $2::timestamptz - interval '1 year' AS lo, $2::timestamptz AS hi,
+                  (($2::timestamptz - interval '1 year') AT TIME ZONE 'UTC')::date AS first,
+                  ($2::timestamptz AT TIME ZONE 'UTC')::date AS last),
+days AS (
+  SELECT c.day, c.n FROM event_search_counts c, b
+   WHERE c.dim = 'project' AND c.value = $1 AND c.value2 = '' AND c.with_project
+     AND c.day > b.first AND c.day < b.last
+  UNION ALL
+  SELECT (e.created_at AT TIME ZONE 'UTC')::date, 1 FROM event_log e, b
+   WHERE e.project = $1 AND e.created_at >= b.lo AND e.created_at < (b.first + 1)::timestamp AT TIME ZONE 'UTC'
+     AND e.created_at <= b.hi AND e.type NOT IN ('client-metrics', 'client-register')
+  UNION ALL
+  SELECT (e.created_at AT TIME ZONE 'UTC')::date, 1 FROM event_log e, b
+   WHERE e.project = $1 AND e.created_at >= b.last::timestamp AT TIME ZONE 'UTC' AND e.created_at <= b.hi AND e.type NOT IN ('client-metrics', 'client-register')
+)
+SELECT to_char(day, 'YYYY-MM-DD') AS date, sum(n)::int AS count FROM days GROUP BY day HAVING sum(n) > 0 ORDER BY day;
 
 SELECT body FROM event_log WHERE type = ANY($1::text[]) ORDER BY created_at, id;
 
