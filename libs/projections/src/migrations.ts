@@ -8,6 +8,7 @@ import { EventLogDays1763800004800 } from './event-log/event-log-days.migration'
 import { EventSearchPending1763800004900 } from './event-log/event-search-pending.migration';
 import { EventSearchEnvironmentType1763800005100 } from './event-log/event-search-pairs.migration';
 import { EventLogPositionTimes1763800005200 } from './event-log/event-log-position-times.migration';
+import { EventLogFeatureCover1763800005300 } from './event-log/event-log-feature-cover.migration';
 import { Identity1763800001100 } from './identity/identity.migration';
 import { IdentityApplyFunction1763800003100 } from './identity/identity-apply-function.migration';
 import { IdentityGroupDetails1763800004510 } from './identity/identity-group-details.migration';
@@ -47,6 +48,7 @@ export const PROJECTIONS_OWN_MIGRATIONS: (new () => MigrationInterface)[] = [
   EventSearchPending1763800004900,
   EventSearchEnvironmentType1763800005100,
   EventLogPositionTimes1763800005200,
+  EventLogFeatureCover1763800005300,
   // identity
   Identity1763800001100,
   IdentityApplyFunction1763800003100,
