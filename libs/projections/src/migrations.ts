@@ -29,6 +29,7 @@ import { Insights1763800002001 } from './insights/insights.migration';
 import { InsightsEnvUpdatesByProject1763800003300 } from './insights/insights-env-updates-by-project.migration';
 import { DropInsightsFlags1763800004100 } from './insights/drop-insights-flags.migration';
 import { InsightsStoredWeeks1763800004210 } from './insights/insights-stored-weeks.migration';
+import { InsightsStoredMetrics1763800005400 } from './insights/insights-stored-metrics.migration';
 import { Lifecycle1763800004620 } from './lifecycle/lifecycle.migration';
 
 /**
@@ -73,6 +74,7 @@ export const PROJECTIONS_OWN_MIGRATIONS: (new () => MigrationInterface)[] = [
   InsightsEnvUpdatesByProject1763800003300,
   DropInsightsFlags1763800004100,
   InsightsStoredWeeks1763800004210,
+  InsightsStoredMetrics1763800005400,
   Lifecycle1763800004620,
 ];
 

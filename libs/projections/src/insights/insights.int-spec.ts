@@ -5,7 +5,7 @@ import { projectionDatabases } from '@flaglens/testing/support/test-database';
 import { appendEvents } from '../event-log/event-log.projection';
 import { generateHistory } from '@flaglens/testing/generate-history';
 import { IdentityReadModel } from '../identity/identity.read-model';
-import { InsightsReadModel, USERS_SQL, type InstanceInsights } from './insights.read-model';
+import { InsightsReadModel, mondayOf, USERS_SQL, type InstanceInsights } from './insights.read-model';
 import { largeInstallation, largeInstallationSummary } from '@flaglens/testing/large-installation';
 import { validateInsights } from '@flaglens/testing/insights-shape';
 import { storeInsightsWeeks } from './insights.weeks';
@@ -349,7 +349,9 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
       [today, today],
     ]) {
       const p = [today, from, to, '2016-01-04'];
-      const spans = await ds.query<{ d: string; total: number; active: number }>(USERS_SQL, p);
+      const spans = (await ds.query<{ d: string; total: number; active: number }>(USERS_SQL, p)).map(
+        ({ d, total, active }) => ({ d, total, active }),
+      );
       expect(spans.length).toBeGreaterThan(0);
       expect(spans.some((r) => r.active > 0)).toBe(true);
       expect(spans).toEqual(await ds.query(byWeek, p));
@@ -515,6 +517,11 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
     });
 
     it('environment type change, a flag moved, a project deleted: current-state inputs read at read time', async () => {
+      const [{ first }] = await db.ds.query<{ first: string | null }>(
+        `SELECT min(day)::text AS first FROM insights_metrics WHERE feature = $1`,
+        [created.featureName],
+      );
+      expect(first).not.toBeNull(); // the flag moved has SDK metrics in the stored weeks
       await apply([
         late(daysBefore(1), 'environment-updated', {
           environment: 'production',
@@ -527,6 +534,12 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
         }),
         late(daysBefore(1), 'project-deleted', { project: 'sim-project-5' }),
       ]);
+      // the moved flag's metrics count under its new project in every week: the stored weeks from its first
+      // metrics' week on are no longer valid
+      expect((await marker(db.ds)).valid_until).toBe(mondayOf(first!));
+      await same(END);
+      await same(END, ['sim-project-4', '']);
+      expect(await store(db.ds, END)).toBeGreaterThan(0);
       await same(END);
       await same(END, ['sim-project-4', '']);
       await apply([

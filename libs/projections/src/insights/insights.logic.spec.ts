@@ -1,7 +1,13 @@
-import { reduceFlagState, type FlagTransition } from '../flag-state/flag-state.logic';
+import { reduceFlagState, type FlagRow, type FlagTransition } from '../flag-state/flag-state.logic';
 import { testEvent as ev } from '@flaglens/testing/test-events';
 import fc from 'fast-check';
-import { earliestInvalidated, insightsChanges, isoWeekId, weekStart } from './insights.logic';
+import {
+  earliestInvalidated,
+  insightsChanges,
+  isoWeekId,
+  reattributedFlags,
+  weekStart,
+} from './insights.logic';
 import { utcDay, utcDays } from '../time';
 
 describe('insights pure logic', () => {
@@ -191,5 +197,38 @@ describe('earliestInvalidated (the stored weeks a batch may change)', () => {
         [e(4, '2026-06-03T10:00:00.000Z'), e(5, '2026-06-03T10:00:00.000Z', 'feature-type-updated')],
       ),
     ).toBe('-infinity');
+  });
+});
+
+describe('reattributedFlags (the flags whose SDK metrics change project)', () => {
+  const row = (name: string, project: string, deleted = false): FlagRow => ({
+    name,
+    project,
+    type: 'release',
+    stale: false,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    archivedAt: null,
+    deleted,
+  });
+  const t = (name: string, before: FlagRow | null, after: FlagRow) =>
+    ({ eventId: 1, at: '2026-06-01T00:00:00.000Z', name, before, after }) as FlagTransition;
+
+  it('a move, a deletion, a creation and a revival change it; a stale mark or an archive does not', () => {
+    expect(
+      reattributedFlags([
+        t('moved', row('moved', 'a'), row('moved', 'b')),
+        t('deleted', row('deleted', 'a'), row('deleted', 'a', true)),
+        t('created', null, row('created', 'a')),
+        t('revived', row('revived', 'a', true), row('revived', 'a')),
+        t('stale', row('stale', 'a'), { ...row('stale', 'a'), stale: true }),
+        t('archived', row('archived', 'a'), {
+          ...row('archived', 'a'),
+          archivedAt: '2026-06-01T00:00:00.000Z',
+        }),
+        t('gone', row('gone', 'a', true), row('gone', 'b', true)),
+        t('moved', row('moved', 'b'), row('moved', 'c')),
+      ]),
+    ).toEqual(['moved', 'deleted', 'created', 'revived']);
+    expect(reattributedFlags([])).toEqual([]);
   });
 });

@@ -244,3 +244,17 @@ export function earliestInvalidated(
   for (const t of transitions) see(t.at);
   return min;
 }
+
+/** The project a flag's SDK metrics count under (METRICS_SQL): its current one, none once deleted or unknown. */
+const metricsProject = (row: FlagRow | null): string | null => (row && !row.deleted ? row.project : null);
+
+/**
+ * The flags whose SDK metrics this batch moves to another project (a move, a deletion, a creation or a revival:
+ * the metrics of every week count under the flag's current project): the stored weeks from each one's first
+ * metrics on are no longer valid. In the order of their first transition, each once.
+ */
+export function reattributedFlags(transitions: readonly FlagTransition[]): string[] {
+  const names = new Set<string>();
+  for (const t of transitions) if (metricsProject(t.before) !== metricsProject(t.after)) names.add(t.name);
+  return [...names];
+}

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { Projection, ProjectionContext, SourcedEvent } from '../projection';
-import { insightsChanges, earliestInvalidated } from './insights.logic';
+import { insightsChanges, earliestInvalidated, reattributedFlags } from './insights.logic';
 import { invalidateInsightsWeeks } from './insights.weeks';
 
 /**
@@ -17,6 +17,7 @@ export class InsightsProjection implements Projection {
     'insights_user_weeks',
     'insights_env_project_updates',
     'insights_metrics',
+    'insights_metric_flags',
   ];
   /**
    * the flags' states before and after each event (flag-state's transitions, ProjectionContext.transitions),
@@ -35,7 +36,19 @@ export class InsightsProjection implements Projection {
     const c = insightsChanges(context.transitions, events);
     // first (a row lock only when it moves back, taken before the rows the store locks): the stored weeks from
     // the earliest week this batch touches are no longer valid
-    const from = earliestInvalidated(context.transitions, events);
+    let from = earliestInvalidated(context.transitions, events);
+    // a flag's metrics count under its current project in every week: one moved (or deleted, or created after
+    // its metrics) changes the weeks from its first metrics on
+    const moved = reattributedFlags(context.transitions);
+    if (moved.length > 0) {
+      const first = (
+        await client.query<{ d: string | null }>(
+          `SELECT min(first_day)::text AS d FROM insights_metric_flags WHERE feature = ANY($1::text[])`,
+          [moved],
+        )
+      ).rows[0]?.d;
+      if (first && (from === null || first < from)) from = first;
+    }
     if (from !== null) await invalidateInsightsWeeks(client, from);
     if (c.flagDeltas.length > 0)
       await client.query(
@@ -91,6 +104,15 @@ export class InsightsProjection implements Projection {
           ORDER BY 1, 2, 3, 4, 5
          ON CONFLICT (day, project_hint, feature, app, environment) DO UPDATE SET yes = x.yes + EXCLUDED.yes,
                 no = x.no + EXCLUDED.no`,
+        [JSON.stringify(c.metrics)],
+      );
+    if (c.metrics.length > 0)
+      await client.query(
+        `INSERT INTO insights_metric_flags AS x (feature, first_day)
+         SELECT feature, min(day) FROM json_to_recordset($1::json) AS t(day date, feature text)
+          GROUP BY feature ORDER BY feature
+         ON CONFLICT (feature) DO UPDATE SET first_day = EXCLUDED.first_day
+          WHERE EXCLUDED.first_day < x.first_day`,
         [JSON.stringify(c.metrics)],
       );
   }

@@ -274,11 +274,12 @@ SELECT x.project, to_char(date_trunc('week', x.at AT TIME ZONE 'UTC'), 'YYYY-MM-
  * the days [its first day, its last day + 59]; a user's overlapping spans are merged into disjoint ones and
  * clipped to the days the user existed, so a week's active users are the spans covering its date. One pass over
  * the user-weeks of the range, whatever its length (a week by week count read every user-week of the 9 weeks
- * before each week: 1.4 million index probes for 3 years of 2,000 users).
+ * before each week: 1.4 million index probes for 3 years of 2,000 users). With `fromCut`, only the weeks from the
+ * cut ($5) on (a week's figures do not depend on the weeks around it).
  */
-export const USERS_SQL = `
+const usersSql = (fromCut: boolean) => `
 WITH ${WEEKS},
-r AS (SELECT min(d) AS lo, max(d) AS hi FROM weeks WHERE inr),
+r AS (SELECT min(d) AS lo, max(d) AS hi FROM weeks WHERE inr${fromCut ? ' AND ws >= $5::date' : ''}),
 span AS (
   SELECT a.user_id, a.first_day AS s, a.last_day + 59 AS e
     FROM insights_user_weeks a, r
@@ -296,11 +297,23 @@ span AS (
     FROM island i JOIN insights_users u ON u.id = i.user_id AND u.created_at IS NOT NULL
    GROUP BY i.user_id, i.n, u.created_at, u.deleted_at
 )
-SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d, to_char(w.ws, 'YYYY-MM-DD') AS ws,
        (SELECT count(*) FROM insights_users u
          WHERE u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS total,
        (SELECT count(*) FROM active a WHERE a.s <= w.d AND a.e >= w.d)::int AS active
-  FROM weeks w WHERE w.inr ORDER BY w.ws`;
+  FROM weeks w WHERE w.inr${fromCut ? ' AND w.ws >= $5::date' : ''} ORDER BY w.ws`;
+export const USERS_SQL = usersSql(false);
+
+/** USERS_SQL's rows of the weeks from the cut ($5) on, computed. */
+export const USERS_TAIL_SQL = usersSql(true);
+
+/** USERS_SQL's rows of the weeks before the cut ($5), from the stored weeks. */
+export const USERS_STORED_SQL = `
+WITH ${WEEKS}
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d, to_char(w.ws, 'YYYY-MM-DD') AS ws, s.total, s.active
+  FROM insights_user_totals_weeks s JOIN weeks w ON w.ws = s.ws AND w.inr
+ WHERE s.ws < $5::date
+ ORDER BY w.ws`;
 
 /** ENV_TYPES_SQL, or with `fromCut` only its weeks from the cut ($6) on. */
 const envTypesSql = (fromCut: boolean) => `
@@ -337,10 +350,13 @@ HAVING sum(s.n) > 0
 /** ENV_TYPES_SQL's rows of the weeks from the cut ($6) on. */
 export const ENV_TYPES_TAIL_SQL = envTypesSql(true);
 
-/** SDK metrics per week and project (the flag's current project, else the event's project). */
-export const METRICS_SQL = `
+/**
+ * SDK metrics per week and project (the flag's current project, else the event's project); with `fromCut`, only
+ * the weeks from the cut ($6) on.
+ */
+const metricsSql = (fromCut: boolean) => `
 WITH ${WEEKS}
-SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, x.project, sum(x.yes)::bigint AS yes, sum(x.no)::bigint AS no,
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d, to_char(w.ws, 'YYYY-MM-DD') AS ws, w.week, x.project, sum(x.yes)::bigint AS yes, sum(x.no)::bigint AS no,
        count(DISTINCT x.app)::int AS apps, count(DISTINCT x.feature)::int AS flags,
        count(DISTINCT x.environment)::int AS envs
   FROM weeks w
@@ -349,9 +365,22 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, x.project, sum(x.yes)::bigint AS
       FROM insights_metrics m LEFT JOIN flag_state f ON f.name = m.feature AND NOT f.deleted
      WHERE m.day BETWEEN w.ws AND w.d
   ) x ON x.project IS NOT NULL AND x.project <> ALL($5::text[])
- WHERE w.inr
+ WHERE w.inr${fromCut ? ' AND w.ws >= $6::date' : ''}
  GROUP BY w.ws, w.d, w.week, x.project
  ORDER BY w.ws, x.project`;
+export const METRICS_SQL = metricsSql(false);
+
+/** METRICS_SQL's rows of the weeks from the cut ($6) on, computed. */
+export const METRICS_TAIL_SQL = metricsSql(true);
+
+/** METRICS_SQL's rows of the weeks before the cut ($6), from the stored weeks (hidden projects left out). */
+export const METRICS_STORED_SQL = `
+WITH ${WEEKS}
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d, to_char(w.ws, 'YYYY-MM-DD') AS ws, w.week, s.project, s.yes::text AS yes,
+       s.no::text AS no, s.apps, s.flags, s.envs
+  FROM insights_metric_weeks s JOIN weeks w ON w.ws = s.ws AND w.inr
+ WHERE s.ws < $6::date AND s.project <> ALL($5::text[])
+ ORDER BY w.ws, s.project`;
 
 const endOfDay = (d: string) => `${d}T23:59:59.999Z`;
 
@@ -414,6 +443,40 @@ export class InsightsReadModel {
     return rows.length === 0 ? computed : rows.concat(computed);
   }
 
+  /** USERS_SQL's rows: the stored weeks before the cut, the later ones computed. */
+  private async userRows(p: unknown[], { cut }: { cut: string }) {
+    type Row = { d: string; ws: string; total: number; active: number };
+    if (cut === '-infinity') return this.db.query<Row>(USERS_SQL, p);
+    const pc = [...p, cut];
+    const [stored, computed] = await Promise.all([
+      this.db.query<Row>(USERS_STORED_SQL, pc),
+      this.db.query<Row>(USERS_TAIL_SQL, pc),
+    ]);
+    return stored.concat(computed);
+  }
+
+  /** METRICS_SQL's rows: the stored weeks before the cut, the later ones computed. */
+  private async metricRows(ph: unknown[], { cut }: { cut: string }) {
+    type Row = {
+      d: string;
+      ws: string;
+      week: string;
+      project: string;
+      yes: string;
+      no: string;
+      apps: number;
+      flags: number;
+      envs: number;
+    };
+    if (cut === '-infinity') return this.db.query<Row>(METRICS_SQL, ph);
+    const pc = [...ph, cut];
+    const [stored, computed] = await Promise.all([
+      this.db.query<Row>(METRICS_STORED_SQL, pc),
+      this.db.query<Row>(METRICS_TAIL_SQL, pc),
+    ]);
+    return stored.concat(computed);
+  }
+
   /** ENV_TYPES_SQL's rows: the stored weeks before the cut, the later ones computed. */
   private async envRows(ph: unknown[], { cut }: { cut: string }) {
     type Row = { d: string; week: string; type: string; n: string };
@@ -447,18 +510,9 @@ export class InsightsReadModel {
     const [weeks, projectRows, userRows, envRows, metricRows, ttpRows, lifecycleRows] = await Promise.all([
       this.db.query<{ d: string; week: string }>(WEEKS_SQL, p),
       cut.then((c) => this.projectFlagRows(ph, c)),
-      this.db.query<{ d: string; total: number; active: number }>(USERS_SQL, p),
+      cut.then((c) => this.userRows(p, c)),
       cut.then((c) => this.envRows(ph, c)),
-      this.db.query<{
-        d: string;
-        week: string;
-        project: string;
-        yes: string;
-        no: string;
-        apps: number;
-        flags: number;
-        envs: number;
-      }>(METRICS_SQL, ph),
+      cut.then((c) => this.metricRows(ph, c)),
       this.db.query<{ project: string; ws: string; days: number; n: number }>(TTP_SQL, ph),
       this.db.query<{ project: string; ws: string; k: string; type: string; n: number }>(LIFECYCLE_SQL, ph),
     ]);

@@ -1,19 +1,27 @@
 import { DAY_MS, WEEK_MS } from '../time';
 import type { PoolClient } from 'pg';
-import { DEFAULT_INSIGHTS_MAX_WEEKS, mondayOf, PROJECT_FLAGS_SQL } from './insights.read-model';
+import {
+  DEFAULT_INSIGHTS_MAX_WEEKS,
+  METRICS_SQL,
+  mondayOf,
+  PROJECT_FLAGS_SQL,
+  USERS_SQL,
+} from './insights.read-model';
 
 const addDays = (day: string, n: number) => new Date(Date.parse(day) + n * DAY_MS).toISOString().slice(0, 10);
 
 /**
- * Stored weeks of the insights (the per-project flag figures, the report's costliest part, and the environment
- * updates per week): a cache of PROJECT_FLAGS_SQL's rows for closed weeks and of the weekly sums ENV_TYPES_SQL
- * reads, in the projection's schema, never an input of anything.
+ * Stored weeks of the insights (the per-project flag figures, the SDK metrics per project, the users, and the
+ * environment updates per week): a cache of PROJECT_FLAGS_SQL's, METRICS_SQL's and USERS_SQL's rows for closed
+ * weeks and of the weekly sums ENV_TYPES_SQL reads, in the projection's schema, never an input of anything.
  *
  * Every figure of a week depends on events dated up to that week (flag deltas, project change points, the
  * first event's week) and on the current feature-type lifetimes; hidden projects are a read-time filter
  * (rows are per project). So an event dated before `valid_until`, or a `feature-type-updated`, moves
  * `valid_until` back (`invalidateInsightsWeeks`, in the batch's transaction: a no-op update, taking no lock,
- * for events of the current week), and `storeInsightsWeeks` recomputes from there off the hot path.
+ * for events of the current week), and `storeInsightsWeeks` recomputes from there off the hot path. The metrics
+ * count under each flag's current project: a flag whose project changes moves it back to the flag's first
+ * metrics (`insights_metric_flags`).
  */
 
 /** In the projector's batch: the stored weeks from the week of `day` on are no longer valid. */
@@ -83,7 +91,12 @@ export async function storeInsightsWeeks(
       earliest,
     ]);
   else await client.query(`DELETE FROM insights_project_weeks`);
-  for (const table of ['insights_env_weeks', 'insights_env_project_weeks'])
+  for (const table of [
+    'insights_env_weeks',
+    'insights_env_project_weeks',
+    'insights_metric_weeks',
+    'insights_user_totals_weeks',
+  ])
     if (keep)
       await client.query(`DELETE FROM ${table} WHERE ws >= $1::date OR ws < $2::date`, [from, earliest]);
     else await client.query(`DELETE FROM ${table}`);
@@ -95,6 +108,17 @@ export async function storeInsightsWeeks(
       [addDays(target, -1), from, null, from, []],
     );
   if (from < target) {
+    // the SDK metrics and the users of the weeks stored, computed as the report does
+    await client.query(
+      `INSERT INTO insights_metric_weeks (ws, project, yes, no, apps, flags, envs)
+       SELECT ws::date, project, yes, no, apps, flags, envs FROM (${METRICS_SQL}) x`,
+      [addDays(target, -1), from, null, from, []],
+    );
+    await client.query(
+      `INSERT INTO insights_user_totals_weeks (ws, total, active)
+       SELECT ws::date, total, active FROM (${USERS_SQL}) x`,
+      [addDays(target, -1), from, null, from],
+    );
     // environment updates of the weeks stored (their types are joined at read time)
     await client.query(
       `INSERT INTO insights_env_project_weeks (ws, environment, project, n)

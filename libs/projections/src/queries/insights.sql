@@ -42,65 +42,6 @@ weeks AS (
                          date_trunc('week', LEAST($1::date, $3::date)), interval '7 days') ws
    WHERE f.first <= $1::date
 ),
-r AS (SELECT min(d) AS lo, max(d) AS hi FROM weeks WHERE inr),
-span AS (
-  SELECT a.user_id, a.first_day AS s, a.last_day + 59 AS e
-    FROM insights_user_weeks a, r
-   WHERE a.week <= r.hi AND a.last_day + 59 >= r.lo
-), marked AS (
-  SELECT user_id, s, e,
-         CASE WHEN s <= max(e) OVER (PARTITION BY user_id ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) + 1
-              THEN 0 ELSE 1 END AS starts
-    FROM span
-), island AS (
-  SELECT user_id, s, e, sum(starts) OVER (PARTITION BY user_id ORDER BY s, e) AS n FROM marked
-), active AS MATERIALIZED (
-  SELECT GREATEST(min(i.s), (u.created_at AT TIME ZONE 'UTC')::date) AS s,
-         LEAST(max(i.e), COALESCE((u.deleted_at AT TIME ZONE 'UTC')::date - 1, 'infinity')) AS e
-    FROM island i JOIN insights_users u ON u.id = i.user_id AND u.created_at IS NOT NULL
-   GROUP BY i.user_id, i.n, u.created_at, u.deleted_at
-)
-SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
-       (SELECT count(*) FROM insights_users u
-         WHERE u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS total,
-       (SELECT count(*) FROM active a WHERE a.s <= w.d AND a.e >= w.d)::int AS active
-  FROM weeks w WHERE w.inr ORDER BY w.ws;
-
-WITH
-weeks AS (
-  SELECT ws::date AS ws, LEAST(ws::date + 6, $1::date) AS d,
-         (LEAST(ws::date + 6, $1::date) + 1)::timestamp AT TIME ZONE 'UTC' AS e,
-         to_char(ws, 'IYYY-IW') AS week,
-         (LEAST(ws::date + 6, $1::date) BETWEEN COALESCE($2::date, '-infinity') AND COALESCE($3::date, 'infinity')) AS inr
-    FROM (SELECT (min(created_at) AT TIME ZONE 'UTC')::date AS first FROM event_log) f,
-         generate_series(date_trunc('week', GREATEST(f.first, $2::date, $4::date)),
-                         date_trunc('week', LEAST($1::date, $3::date)), interval '7 days') ws
-   WHERE f.first <= $1::date
-)
-SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, x.project, sum(x.yes)::bigint AS yes, sum(x.no)::bigint AS no,
-       count(DISTINCT x.app)::int AS apps, count(DISTINCT x.feature)::int AS flags,
-       count(DISTINCT x.environment)::int AS envs
-  FROM weeks w
-  JOIN LATERAL (
-    SELECT COALESCE(f.project, NULLIF(m.project_hint, '')) AS project, m.app, m.feature, m.environment, m.yes, m.no
-      FROM insights_metrics m LEFT JOIN flag_state f ON f.name = m.feature AND NOT f.deleted
-     WHERE m.day BETWEEN w.ws AND w.d
-  ) x ON x.project IS NOT NULL AND x.project <> ALL($5::text[])
- WHERE w.inr
- GROUP BY w.ws, w.d, w.week, x.project
- ORDER BY w.ws, x.project;
-
-WITH
-weeks AS (
-  SELECT ws::date AS ws, LEAST(ws::date + 6, $1::date) AS d,
-         (LEAST(ws::date + 6, $1::date) + 1)::timestamp AT TIME ZONE 'UTC' AS e,
-         to_char(ws, 'IYYY-IW') AS week,
-         (LEAST(ws::date + 6, $1::date) BETWEEN COALESCE($2::date, '-infinity') AND COALESCE($3::date, 'infinity')) AS inr
-    FROM (SELECT (min(created_at) AT TIME ZONE 'UTC')::date AS first FROM event_log) f,
-         generate_series(date_trunc('week', GREATEST(f.first, $2::date, $4::date)),
-                         date_trunc('week', LEAST($1::date, $3::date)), interval '7 days') ws
-   WHERE f.first <= $1::date
-),
 r AS (SELECT min(ws) AS lo, max(ws) AS hi FROM weeks WHERE inr),
 fe AS (
   SELECT f.project, date_trunc('week', t.first_at AT TIME ZONE 'UTC')::date AS ws,
@@ -206,6 +147,41 @@ weeks AS (
          generate_series(date_trunc('week', GREATEST(f.first, $2::date, $4::date)),
                          date_trunc('week', LEAST($1::date, $3::date)), interval '7 days') ws
    WHERE f.first <= $1::date
+),
+r AS (SELECT min(d) AS lo, max(d) AS hi FROM weeks WHERE inr),
+span AS (
+  SELECT a.user_id, a.first_day AS s, a.last_day + 59 AS e
+    FROM insights_user_weeks a, r
+   WHERE a.week <= r.hi AND a.last_day + 59 >= r.lo
+), marked AS (
+  SELECT user_id, s, e,
+         CASE WHEN s <= max(e) OVER (PARTITION BY user_id ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) + 1
+              THEN 0 ELSE 1 END AS starts
+    FROM span
+), island AS (
+  SELECT user_id, s, e, sum(starts) OVER (PARTITION BY user_id ORDER BY s, e) AS n FROM marked
+), active AS MATERIALIZED (
+  SELECT GREATEST(min(i.s), (u.created_at AT TIME ZONE 'UTC')::date) AS s,
+         LEAST(max(i.e), COALESCE((u.deleted_at AT TIME ZONE 'UTC')::date - 1, 'infinity')) AS e
+    FROM island i JOIN insights_users u ON u.id = i.user_id AND u.created_at IS NOT NULL
+   GROUP BY i.user_id, i.n, u.created_at, u.deleted_at
+)
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d, to_char(w.ws, 'YYYY-MM-DD') AS ws,
+       (SELECT count(*) FROM insights_users u
+         WHERE u.created_at < w.e AND (u.deleted_at IS NULL OR u.deleted_at >= w.e))::int AS total,
+       (SELECT count(*) FROM active a WHERE a.s <= w.d AND a.e >= w.d)::int AS active
+  FROM weeks w WHERE w.inr ORDER BY w.ws;
+
+WITH
+weeks AS (
+  SELECT ws::date AS ws, LEAST(ws::date + 6, $1::date) AS d,
+         (LEAST(ws::date + 6, $1::date) + 1)::timestamp AT TIME ZONE 'UTC' AS e,
+         to_char(ws, 'IYYY-IW') AS week,
+         (LEAST(ws::date + 6, $1::date) BETWEEN COALESCE($2::date, '-infinity') AND COALESCE($3::date, 'infinity')) AS inr
+    FROM (SELECT (min(created_at) AT TIME ZONE 'UTC')::date AS first FROM event_log) f,
+         generate_series(date_trunc('week', GREATEST(f.first, $2::date, $4::date)),
+                         date_trunc('week', LEAST($1::date, $3::date)), interval '7 days') ws
+   WHERE f.first <= $1::date
 )
 SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, e.type, sum(u.n)::bigint AS n
   FROM weeks w
@@ -214,6 +190,30 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d, w.week, e.type, sum(u.n)::bigint AS n
  WHERE w.inr
  GROUP BY w.ws, w.d, w.week, e.type
  ORDER BY w.ws, e.type;
+
+WITH
+weeks AS (
+  SELECT ws::date AS ws, LEAST(ws::date + 6, $1::date) AS d,
+         (LEAST(ws::date + 6, $1::date) + 1)::timestamp AT TIME ZONE 'UTC' AS e,
+         to_char(ws, 'IYYY-IW') AS week,
+         (LEAST(ws::date + 6, $1::date) BETWEEN COALESCE($2::date, '-infinity') AND COALESCE($3::date, 'infinity')) AS inr
+    FROM (SELECT (min(created_at) AT TIME ZONE 'UTC')::date AS first FROM event_log) f,
+         generate_series(date_trunc('week', GREATEST(f.first, $2::date, $4::date)),
+                         date_trunc('week', LEAST($1::date, $3::date)), interval '7 days') ws
+   WHERE f.first <= $1::date
+)
+SELECT to_char(w.d, 'YYYY-MM-DD') AS d, to_char(w.ws, 'YYYY-MM-DD') AS ws, w.week, x.project, sum(x.yes)::bigint AS yes, sum(x.no)::bigint AS no,
+       count(DISTINCT x.app)::int AS apps, count(DISTINCT x.feature)::int AS flags,
+       count(DISTINCT x.environment)::int AS envs
+  FROM weeks w
+  JOIN LATERAL (
+    SELECT COALESCE(f.project, NULLIF(m.project_hint, '')) AS project, m.app, m.feature, m.environment, m.yes, m.no
+      FROM insights_metrics m LEFT JOIN flag_state f ON f.name = m.feature AND NOT f.deleted
+     WHERE m.day BETWEEN w.ws AND w.d
+  ) x ON x.project IS NOT NULL AND x.project <> ALL($5::text[])
+ WHERE w.inr
+ GROUP BY w.ws, w.d, w.week, x.project
+ ORDER BY w.ws, x.project;
 
 SELECT (WITH m AS (SELECT * FROM identity_project_members
                    WHERE project = $1 AND ($2::timestamptz IS NULL OR created_at >= $2::timestamptz)),
