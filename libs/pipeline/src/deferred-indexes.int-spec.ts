@@ -1,6 +1,7 @@
 import { openPool } from '@flaglens/persistence';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
-import { buildDeferredIndexes, deferSearchIndexes, SEARCH_INDEXES } from './deferred-indexes';
+import { SEARCH_INDEXES } from '@flaglens/projections';
+import { buildDeferredIndexes, deferSearchIndexes } from './deferred-indexes';
 
 describe("a rebuild's search indexes, built after its bulk replay (real Postgres)", () => {
   let db: TestDatabase;

@@ -1,17 +1,6 @@
 import type { Pool } from 'pg';
 import { assertSchemaName } from '@flaglens/persistence';
-
-/**
- * The event log's indexes that serve the event search alone (its free-text trigram index, and one per filtered
- * column in the answer's order): no projection reads them while applying, so a rebuild builds them once, over
- * the stored log, after its bulk replay, rather than row by row (docs/design.md, "Rebuild").
- */
-export const SEARCH_INDEXES: readonly string[] = [
-  'event_log_search_text_trgm_idx',
-  ...['type', 'project', 'environment', 'created_by_user_id', 'group_id'].map(
-    (c) => `event_log_${c}_created_idx`,
-  ),
-];
+import { SEARCH_INDEXES } from '@flaglens/projections';
 
 /** Memory for one index build: a trigram index over millions of rows is built in far fewer passes with it. */
 const BUILD_MEMORY = '512MB';
