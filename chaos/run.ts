@@ -530,7 +530,7 @@ async function digests(
   const rest = await allAnswers(reads, { flags: [], projects: scope.projects, users: scope.users, now });
   for (const [k, v] of rest) answers.set(k, hash(v));
   const identity = new IdentityReadModel(rowsVia(reads));
-  const insights = new InsightsReadModel(rowsVia(reads), (p) => identity.countProjectMembers(p));
+  const insights = new InsightsReadModel(rowsVia(reads), (p) => identity.countMembersOfProjects(p));
   answers.set('insights', hash(JSON.stringify(await insights.report(now))));
   return answers;
 }

@@ -112,7 +112,12 @@ describe('GET /api/admin/insights and /api/admin/dashboard/executive (running ap
         await new Promise((r) => setTimeout(r, 200));
       expect(await marker()).toEqual({ valid_until: '2026-06-01' });
       const identity = new IdentityReadModel(ds);
-      const reference = new InsightsReadModel(ds, (x) => identity.countProjectMembers(x), undefined, false);
+      const reference = new InsightsReadModel(
+        ds,
+        (x) => identity.countMembersOfProjects(x),
+        undefined,
+        false,
+      );
       const res = await apiGet(port, '/api/admin/insights', asAdmin);
       expect(res.text).toBe(JSON.stringify(await reference.report(new Date(PINNED))));
     } finally {

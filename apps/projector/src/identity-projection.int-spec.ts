@@ -191,6 +191,11 @@ describe('identity projection through the projector (real Kafka and Postgres)', 
     expect(await identity.countProjectMembers('payments')).toBe(1); // alice; bob removed; erin deleted
     expect(await identity.countProjectMembers('search')).toBe(2); // carol (Owner) + bob through platform
     expect(await identity.countProjectMembers('legacy')).toBe(3);
+    // the same counts in one statement, in the order asked (unknown and repeated ids too)
+    expect(
+      await identity.countMembersOfProjects(['legacy', 'payments', 'no-such', 'search', 'legacy']),
+    ).toEqual([3, 1, 0, 2, 3]);
+    expect(await identity.countMembersOfProjects([])).toEqual([]);
     expect(await identity.canSeeProject(3, 'vault')).toBe(false);
     expect(await identity.canSeeProject(4, 'vault')).toBe(true);
     expect(await identity.canSeeProject(1, 'vault')).toBe(true); // admin
@@ -247,7 +252,11 @@ describe('identity SQL agrees with the in-memory rules on a generated history (r
       );
       expect(inGroups.length).toBeGreaterThan(0);
       expect(inGroups.every((g) => g.createdAt !== null)).toBe(true);
-      for (const proj of ['default', 'p1', 'p2', 'p3', 'p4']) {
+      const projects = ['default', 'p1', 'p2', 'p3', 'p4'];
+      expect(await identity.countMembersOfProjects(projects)).toEqual(
+        projects.map((proj) => expected.countProjectMembers(proj)),
+      );
+      for (const proj of projects) {
         expect(await identity.countProjectMembers(proj)).toBe(expected.countProjectMembers(proj));
         for (let u = 1; u <= 14; u++) {
           expect(await identity.canSeeProject(u, proj)).toBe(expected.canSeeProject(u, proj));

@@ -66,7 +66,7 @@ const READS: {
     reads: [READS_ANYTHING],
     async read(db, now, projects) {
       const identity = new IdentityReadModel(db);
-      const insights = new InsightsReadModel(db, (p) => identity.countProjectMembers(p));
+      const insights = new InsightsReadModel(db, (p) => identity.countMembersOfProjects(p));
       const out: Answers = {};
       for (const hidden of [[], [projects[1]]])
         out[`insights:${hidden.join()}`] = await insights.report(now, { from: null, to: null }, hidden);

@@ -114,7 +114,7 @@ export class GetInsightsHandler implements IQueryHandler<GetInsightsQuery, JsonB
         const identity = new IdentityReadModel(db);
         const insights = new InsightsReadModel(
           db,
-          (projectId) => identity.countProjectMembers(projectId),
+          (projectIds) => identity.countMembersOfProjects(projectIds),
           this.insights.maxWeeks,
         );
         return jsonBody(JSON.stringify(await insights.report(now, range, hidden)));

@@ -26,7 +26,7 @@ import { LifecycleInsightsController } from './lifecycle-insights.controller';
       useFactory: (reads: ProjectionReads, identity: IdentityReadModel, config: AppConfig) =>
         new InsightsReadModel(
           rowsVia(reads),
-          (projectId) => identity.countProjectMembers(projectId),
+          (projectIds) => identity.countMembersOfProjects(projectIds),
           config.INSIGHTS_MAX_WEEKS,
         ),
     },

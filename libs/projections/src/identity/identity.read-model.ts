@@ -175,6 +175,17 @@ export class IdentityReadModel {
     return this.countMembers(projectId, null);
   }
 
+  /** countProjectMembers of each project, in one statement: the counts in the order of `projectIds`. */
+  async countMembersOfProjects(projectIds: readonly string[]): Promise<number[]> {
+    if (projectIds.length === 0) return [];
+    const rows: { n: number }[] = await this.db.query(
+      `SELECT (${projectMembersSql('p.id', 'NULL::timestamptz')}) AS n
+         FROM unnest($1::text[]) WITH ORDINALITY AS p(id, k) ORDER BY p.k`,
+      [projectIds],
+    );
+    return rows.map((r) => r.n);
+  }
+
   /** Members counted as §3.5 says, only from membership rows created at or after `since` when given. */
   private async countMembers(projectId: string, since: Date | null): Promise<number> {
     const rows: { n: number }[] = await this.db.query(

@@ -81,7 +81,7 @@ describe('instance insights projection and read model (real Postgres)', () => {
   async function fresh(label: string) {
     const { ds } = await dbs.fresh(label);
     const identity = new IdentityReadModel(ds);
-    return { ds, model: new InsightsReadModel(ds, (id) => identity.countProjectMembers(id)) };
+    return { ds, model: new InsightsReadModel(ds, (id) => identity.countMembersOfProjects(id)) };
   }
   afterAll(() => dbs.dropAll());
 
@@ -364,7 +364,7 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
       [...HAND, { ...testEvent(9_999, 'tag-created'), createdAt: '1000-01-01T00:00:00.000Z' }],
     ]);
     const identity = new IdentityReadModel(ds);
-    const model = new InsightsReadModel(ds, (id) => identity.countProjectMembers(id), 60);
+    const model = new InsightsReadModel(ds, (id) => identity.countMembersOfProjects(id), 60);
     const r = await model.report(NOW);
     expect(r.flagTrends).toHaveLength(60);
     // the last 53 weeks are the same as without the event; the 7 before them are empty weeks of 2024
@@ -454,7 +454,7 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
     beforeAll(async () => {
       db = await fresh('ins_stored');
       const identity = new IdentityReadModel(db.ds);
-      reference = new InsightsReadModel(db.ds, (x) => identity.countProjectMembers(x), undefined, false);
+      reference = new InsightsReadModel(db.ds, (x) => identity.countMembersOfProjects(x), undefined, false);
       await feedProjections(db.ds, [history]);
     });
 

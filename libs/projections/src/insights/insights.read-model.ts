@@ -402,8 +402,11 @@ export function weeksSpanned(from: string, to: string): number {
 export class InsightsReadModel {
   constructor(
     private readonly db: RowQueryable,
-    /** members of a project now (the identity read model's count); without it `users` is left out */
-    private readonly members?: (projectId: string) => Promise<number>,
+    /**
+     * members of each project now, in the order given (the identity read model's `countMembersOfProjects`);
+     * without it `users` is left out
+     */
+    private readonly members?: (projectIds: string[]) => Promise<number[]>,
     /**
      * The most weeks a report covers: without `from`, the report starts this many weeks before the current
      * one at the earliest (older history is summed into its first week), so its cost never depends on how far
@@ -564,7 +567,7 @@ export class InsightsReadModel {
     }));
     if (this.members) {
       const current = projectFlagTrends.filter((r) => r.date.startsWith(today));
-      const counts = await Promise.all(current.map((r) => this.members!(r.project)));
+      const counts = await this.members(current.map((r) => r.project));
       current.forEach((r, i) => (r.users = counts[i]));
     }
     const byDay = new Map<string, FlagTrend>();

@@ -141,7 +141,7 @@ describe('the hot reads’ SQL, as sent', () => {
     return m.read('sim-project-1', new Date(NOW.getTime() + 1000), false, state!);
   });
   read('insights', 'GET /api/admin/insights (and the deprecated dashboard/executive)', () =>
-    new InsightsReadModel(ds, (p) => new IdentityReadModel(ds).countProjectMembers(p)).report(NOW),
+    new InsightsReadModel(ds, (p) => new IdentityReadModel(ds).countMembersOfProjects(p)).report(NOW),
   );
   read('lifecycle', 'GET /api/admin/insights/lifecycle', () => new LifecycleReadModel(ds).summary(NOW, null));
   read('project-status', 'GET /api/admin/projects/{projectId}/status', () =>
