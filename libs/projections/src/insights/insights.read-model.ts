@@ -224,6 +224,9 @@ SELECT ${PROJECT_FLAGS_COLUMNS}
   FROM cum c JOIN plive USING (ws, project)
  ORDER BY c.ws, c.project`;
 
+/** Every project that was ever live (insights_project_changes), but the hidden ones ($1). */
+const EVER_LIVE_SQL = `SELECT DISTINCT project FROM insights_project_changes WHERE live AND project <> ALL($1::text[])`;
+
 export const WEEKS_SQL = `WITH ${WEEKS} SELECT to_char(d, 'YYYY-MM-DD') AS d, week FROM weeks WHERE inr ORDER BY ws`;
 
 /**
@@ -510,6 +513,18 @@ export class InsightsReadModel {
     const ph = [...p, [...hidden]];
     // the parts that read stored weeks wait for the cut; the others start at once
     const cut = this.cut(ph);
+    // the current week's members, counted beside the rest for every project ever live: the week's rows are
+    // those of projects live then (plive: a live change point), so all of them are among these
+    const members = this.members;
+    const early = members
+      ? this.db.query<{ project: string }>(EVER_LIVE_SQL, [[...hidden]]).then(async (rows) => {
+          const ids = rows.map((r) => r.project);
+          const counts = await members(ids);
+          return new Map(ids.map((id, i) => [id, counts[i]]));
+        })
+      : null;
+    // a rejection is taken where it is awaited, below
+    early?.catch(() => undefined);
     const [weeks, projectRows, userRows, envRows, metricRows, ttpRows, lifecycleRows] = await Promise.all([
       this.db.query<{ d: string; week: string }>(WEEKS_SQL, p),
       cut.then((c) => this.projectFlagRows(ph, c)),
@@ -565,10 +580,10 @@ export class InsightsReadModel {
       ...healthAndDebt(healthRating(r.total, r.stale, r.ps)),
       timeToProduction: timeToProduction(r.project, r.ws),
     }));
-    if (this.members) {
+    if (early) {
       const current = projectFlagTrends.filter((r) => r.date.startsWith(today));
-      const counts = await this.members(current.map((r) => r.project));
-      current.forEach((r, i) => (r.users = counts[i]));
+      const counted = await early;
+      for (const r of current) r.users = counted.get(r.project);
     }
     const byDay = new Map<string, FlagTrend>();
     for (const w of weeks)
