@@ -696,7 +696,11 @@ async function main(): Promise<void> {
   try {
     const db: TestDatabase = await createTestDatabase('scale');
     const { topic, drop } = await createTestTopic(kafka, 'scale', PARTITIONS);
-    if (KEEP) undo.push(async () => log(`kept: DATABASE_URL=${db.url} KAFKA_TOPIC=${topic}`));
+    if (KEEP)
+      undo.push(async () => {
+        await db.close();
+        log(`kept: DATABASE_URL=${db.url} KAFKA_TOPIC=${topic}`);
+      });
     else undo.push(() => db.drop(), drop);
     const group = `scale-${randomBytes(3).toString('hex')}`;
     const pg = new Client({ connectionString: db.url });

@@ -25,6 +25,8 @@ export interface TestDatabase {
    * unhandled error in whatever test runs next.
    */
   drop(options?: { waitMs?: number }): Promise<void>;
+  /** Ends this handle's connection and keeps the database (a bench's `--keep`). */
+  close(): Promise<void>;
 }
 
 function withDb(url: string, db: string): string {
@@ -71,6 +73,7 @@ export async function createTestDatabase(label: string, baseUrl = BASE_URL): Pro
       await client.end().catch(() => undefined);
       await dropDatabaseWhenLeft(withDb(baseUrl, 'postgres'), name, waitMs);
     },
+    close: () => client.end().catch(() => undefined),
   };
 }
 
