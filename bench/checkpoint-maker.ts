@@ -8,9 +8,10 @@
  *  - `every`: a checkpoint every E events (500 unless told, the default of AS_OF_CHECKPOINT_EVENTS) all the way;
  *  - `catch-up`: as the projector makes them, AS_OF_CATCH_UP events at a time while far behind the log, then E.
  * For each: the events covered per second of the maker's time, the checkpoints made, and the statements that
- * took the most of it (their time summed, from the client, each one's text cut short). The first checkpoint of
- * each loads the newest one left, paid once per maker: `restEventsPerSecond` leaves it out. Nothing else should
- * run meanwhile.
+ * took the most of it (their time summed, from the client, each one's text cut short), and the process's
+ * JavaScript heap at its highest (sampled every 20 ms; the projector gives the maker a 160 MB old space). The
+ * first checkpoint of each loads the newest one left, paid once per maker: `restEventsPerSecond` leaves it out.
+ * Nothing else should run meanwhile.
  * Writes bench/results/checkpoint-maker-<UTC timestamp>.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -47,6 +48,7 @@ interface Arm {
   restMs: number;
   eventsPerSecond: number;
   restEventsPerSecond: number;
+  peakHeapMB: number;
   statements: { ms: number; calls: number; sql: string }[];
 }
 
@@ -86,6 +88,9 @@ async function arm(pool: Pool, schema: string, name: string, catchUp: number): P
     let events = Number(from);
     let firstMs = 0;
     let firstEvents = 0;
+    // the maker's JavaScript heap at its highest (the projector runs it within a 160 MB old space)
+    let peakHeap = process.memoryUsage().heapUsed;
+    const sample = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 20);
     const t0 = performance.now();
     for (;;) {
       const m = await makeCheckpoint(c, EVERY, { keep: true, catchUp });
@@ -95,6 +100,7 @@ async function arm(pool: Pool, schema: string, name: string, catchUp: number): P
       if (made % 10 === 0) console.log(`[maker] ${name}: ${made} checkpoints, ${m.events} events covered`);
       events = m.events;
     }
+    clearInterval(sample);
     const restMs = performance.now() - t0 - firstMs;
     const covered = events - Number(from);
     return {
@@ -106,6 +112,7 @@ async function arm(pool: Pool, schema: string, name: string, catchUp: number): P
       restMs: Math.round(restMs),
       eventsPerSecond: Math.round(covered / ((firstMs + restMs) / 1000)),
       restEventsPerSecond: Math.round((events - firstEvents) / (restMs / 1000)),
+      peakHeapMB: Math.round(peakHeap / 1e5) / 10,
       statements: [...times.entries()]
         .sort((a, b) => b[1].ms - a[1].ms)
         .slice(0, 15)
@@ -131,7 +138,8 @@ async function main(): Promise<void> {
       const a = await arm(pool, schema, name, catchUp);
       console.log(
         `[maker] ${name}: ${a.events} events in ${a.checkpoints} checkpoints, ${a.eventsPerSecond} events/s ` +
-          `(the first ${a.firstMs} ms; the rest ${a.restMs} ms, ${a.restEventsPerSecond} events/s)`,
+          `(the first ${a.firstMs} ms; the rest ${a.restMs} ms, ${a.restEventsPerSecond} events/s); ` +
+          `heap at most ${a.peakHeapMB} MB`,
       );
       arms.push(a);
     }
