@@ -449,50 +449,20 @@ export class InsightsReadModel {
     return rows.length === 0 ? computed : rows.concat(computed);
   }
 
-  /** USERS_SQL's rows: the stored weeks before the cut, the later ones computed. */
-  private async userRows(p: unknown[], { cut }: { cut: string }) {
-    type Row = { d: string; ws: string; total: number; active: number };
-    if (cut === '-infinity') return this.db.query<Row>(USERS_SQL, p);
-    const pc = [...p, cut];
-    const [stored, computed] = await Promise.all([
-      this.db.query<Row>(USERS_STORED_SQL, pc),
-      this.db.query<Row>(USERS_TAIL_SQL, pc),
-    ]);
-    return stored.concat(computed);
-  }
-
-  /** METRICS_SQL's rows: the stored weeks before the cut, the later ones computed. */
-  private async metricRows(ph: unknown[], { cut }: { cut: string }) {
-    type Row = {
-      d: string;
-      ws: string;
-      week: string;
-      project: string;
-      yes: string;
-      no: string;
-      apps: number;
-      flags: number;
-      envs: number;
-    };
-    if (cut === '-infinity') return this.db.query<Row>(METRICS_SQL, ph);
-    const pc = [...ph, cut];
-    const [stored, computed] = await Promise.all([
-      this.db.query<Row>(METRICS_STORED_SQL, pc),
-      this.db.query<Row>(METRICS_TAIL_SQL, pc),
-    ]);
-    return stored.concat(computed);
-  }
-
-  /** ENV_TYPES_SQL's rows: the stored weeks before the cut, the later ones computed. */
-  private async envRows(ph: unknown[], { cut }: { cut: string }) {
-    type Row = { d: string; week: string; type: string; n: string };
-    if (cut === '-infinity') return this.db.query<Row>(ENV_TYPES_SQL, ph);
-    const pc = [...ph, cut];
-    const [stored, computed] = await Promise.all([
-      this.db.query<Row>(ENV_TYPES_STORED_SQL, pc),
-      this.db.query<Row>(ENV_TYPES_TAIL_SQL, pc),
-    ]);
-    return stored.concat(computed);
+  /**
+   * One part's rows: those of `all` when no stored week serves the report (the cut at -infinity), else the
+   * stored weeks before the cut (`stored`) followed by the weeks from it, computed (`tail`); the cut is the
+   * statements' last parameter.
+   */
+  private async storedThenComputed<Row>(
+    [all, stored, tail]: readonly [string, string, string],
+    params: unknown[],
+    { cut }: { cut: string },
+  ): Promise<Row[]> {
+    if (cut === '-infinity') return this.db.query<Row>(all, params);
+    const pc = [...params, cut];
+    const [before, from] = await Promise.all([this.db.query<Row>(stored, pc), this.db.query<Row>(tail, pc)]);
+    return before.concat(from);
   }
 
   /**
@@ -528,9 +498,32 @@ export class InsightsReadModel {
     const [weeks, projectRows, userRows, envRows, metricRows, ttpRows, lifecycleRows] = await Promise.all([
       this.db.query<{ d: string; week: string }>(WEEKS_SQL, p),
       cut.then((c) => this.projectFlagRows(ph, c)),
-      cut.then((c) => this.userRows(p, c)),
-      cut.then((c) => this.envRows(ph, c)),
-      cut.then((c) => this.metricRows(ph, c)),
+      cut.then((c) =>
+        this.storedThenComputed<{ d: string; total: number; active: number }>(
+          [USERS_SQL, USERS_STORED_SQL, USERS_TAIL_SQL],
+          p,
+          c,
+        ),
+      ),
+      cut.then((c) =>
+        this.storedThenComputed<{ d: string; week: string; type: string; n: string }>(
+          [ENV_TYPES_SQL, ENV_TYPES_STORED_SQL, ENV_TYPES_TAIL_SQL],
+          ph,
+          c,
+        ),
+      ),
+      cut.then((c) =>
+        this.storedThenComputed<{
+          d: string;
+          week: string;
+          project: string;
+          yes: string;
+          no: string;
+          apps: number;
+          flags: number;
+          envs: number;
+        }>([METRICS_SQL, METRICS_STORED_SQL, METRICS_TAIL_SQL], ph, c),
+      ),
       this.db.query<{ project: string; ws: string; days: number; n: number }>(TTP_SQL, ph),
       this.db.query<{ project: string; ws: string; k: string; type: string; n: number }>(LIFECYCLE_SQL, ph),
     ]);
