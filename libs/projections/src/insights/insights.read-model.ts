@@ -486,12 +486,15 @@ export class InsightsReadModel {
     // the current week's members, counted beside the rest for every project ever live: the week's rows are
     // those of projects live then (plive: a live change point), so all of them are among these
     const members = this.members;
+    // (asked once the cut is known, with the parts that wait for it: the statements go out in one order)
     const early = members
-      ? this.db.query<{ project: string }>(EVER_LIVE_SQL, [[...hidden]]).then(async (rows) => {
-          const ids = rows.map((r) => r.project);
-          const counts = await members(ids);
-          return new Map(ids.map((id, i) => [id, counts[i]]));
-        })
+      ? cut
+          .then(() => this.db.query<{ project: string }>(EVER_LIVE_SQL, [[...hidden]]))
+          .then(async (rows) => {
+            const ids = rows.map((r) => r.project);
+            const counts = await members(ids);
+            return new Map(ids.map((id, i) => [id, counts[i]]));
+          })
       : null;
     // a rejection is taken where it is awaited, below
     early?.catch(() => undefined);
