@@ -118,3 +118,33 @@ export async function machineFacts(pg: { query<R>(sql: string): Promise<{ rows: 
     tableMaintenance: process.env.PROJECTOR_TABLE_MAINTENANCE ?? 'auto',
   };
 }
+
+/**
+ * Reads V8's `--trace-gc` lines from a process's standard output (fed chunk by chunk) and keeps the largest heap
+ * a mark-compact left: the live set's peak, the figure a heap limit (`--max-old-space-size`) is set against. The
+ * lines are V8's "Mark-Compact 120.1 (150.2) -> 110.5 (152.3) MB, …": the heap before and after, in MB.
+ */
+export function liveHeapPeak(): {
+  feed: (chunk: Buffer | string) => void;
+  peakMb: () => number;
+  compactions: () => number;
+} {
+  let peak = NaN;
+  let compactions = 0;
+  let rest = '';
+  return {
+    feed(chunk) {
+      const lines = (rest + chunk.toString()).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) {
+        const m = /Mark-Compact[^>]*?([\d.]+) \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/.exec(line);
+        if (!m) continue;
+        compactions++;
+        const after = Number(m[2]);
+        if (Number.isNaN(peak) || after > peak) peak = after;
+      }
+    },
+    peakMb: () => (Number.isNaN(peak) ? NaN : Math.round(peak * 10) / 10),
+    compactions: () => compactions,
+  };
+}

@@ -78,13 +78,13 @@ import {
 import { prng } from '@flaglens/testing/generate-history';
 import { cliArgs } from '@flaglens/testing/support/cli-args';
 import { freePort, httpGet } from '@flaglens/testing/support/http';
-import { startBuiltApp, stopApp } from '@flaglens/testing/support/processes';
+import { appNodeOptions, startBuiltApp, stopApp } from '@flaglens/testing/support/processes';
 import { activeSchema, createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { createTestTopic } from '@flaglens/testing/support/test-kafka';
 import { waitFor } from '@flaglens/testing/support/wait-for';
 import { installPeer, startPeer, type Peer } from '../conformance/unleash-peer';
 import { cpuSample, ingestCpu, type CpuSample, type IngestCpu } from './ingest-cpu';
-import { machineFacts, sampleRss } from './proc';
+import { liveHeapPeak, machineFacts, sampleRss } from './proc';
 import { asOfLag, type LagSample } from './checkpoint-lag';
 import { median } from './stats';
 
@@ -267,6 +267,15 @@ async function series(
  * <reason>`, the projector's and the rebuild's warning), keeping the first few; other lines pass through to
  * stderr.
  */
+/** V8's `--trace-gc` line ("[pid:0xisolate] 1185 ms: Mark-Compact …"), read by `liveHeapPeak`, not echoed. */
+const GC_TRACE_LINE = /^\[\d+:0x[0-9a-f]+\]/;
+
+/** The old space a process's Node flags allow it (`--max-old-space-size`, MB); undefined: Node's default. */
+function heapLimitMb(flags: readonly string[]): number | undefined {
+  const m = flags.map((f) => /^--max-old-space-size=(\d+)$/.exec(f)).find(Boolean);
+  return m ? Number(m[1]) : undefined;
+}
+
 function skipCounter(who: string): { feed: (d: Buffer) => void; count: number; examples: string[] } {
   let rest = '';
   const c = {
@@ -280,7 +289,7 @@ function skipCounter(who: string): { feed: (d: Buffer) => void; count: number; e
         if (m) {
           c.count++;
           if (c.examples.length < 5) c.examples.push(m[1]);
-        } else if (line.trim()) process.stderr.write(`[${who}] ${line}\n`);
+        } else if (line.trim() && !GC_TRACE_LINE.test(line)) process.stderr.write(`[${who}] ${line}\n`);
       }
     },
   };
@@ -729,15 +738,27 @@ async function main(): Promise<void> {
     result.ingest.produceEventsPerSecond = Math.round(EVENTS / produceSeconds);
     const projectorPort = await freePort();
     // its log is JSON lines on stdout: the events a projection could not apply are counted, not printed
-    const projector = startBuiltApp('projector', { ...env, PROJECTOR_PORT: String(projectorPort) }, [
-      'ignore',
-      'pipe',
-      'inherit',
-    ]);
+    // with V8's line per collection on its standard output, beside its log: the live heap's peak
+    const projector = startBuiltApp(
+      'projector',
+      { ...env, PROJECTOR_PORT: String(projectorPort) },
+      ['ignore', 'pipe', 'inherit'],
+      false,
+      ['--trace-gc'],
+    );
     children.push(projector);
     const liveSkips = skipCounter('projector');
-    projector.stdout!.on('data', liveSkips.feed);
+    const liveHeap = liveHeapPeak();
+    projector.stdout!.on('data', (chunk: Buffer) => {
+      liveSkips.feed(chunk);
+      liveHeap.feed(chunk);
+    });
     const projectorWatch = watch(projector, 'the projector');
+    projector.on('exit', () =>
+      log(
+        `the projector's live heap peaked at ${liveHeap.peakMb()} MB (${liveHeap.compactions()} mark-compacts)`,
+      ),
+    );
     const projectorPeak = sampleRss(projector.pid);
     const lagSampled = sampler.sampleLag(schema);
     const target = (await topicWatermarks(kafka, topic)).reduce((n, p) => n + p.high, 0);
@@ -777,6 +798,8 @@ async function main(): Promise<void> {
         eventsPerSecond: Math.round(target / ingestSeconds),
         seconds: round(ingestSeconds),
         projectorPeakRssMb: projectorPeak(),
+        projectorPeakLiveHeapMb: liveHeap.peakMb(),
+        projectorHeapLimitMb: heapLimitMb(appNodeOptions('projector')),
         skippedEvents: liveSkips.count,
         skippedExamples: liveSkips.examples,
         projectorUsPerEvent: cpu?.projectorUsPerEvent,

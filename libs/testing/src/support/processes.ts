@@ -89,13 +89,14 @@ function profilerFlags(): string[] {
  * (`appNodeOptions`). For the bench and the chaos run, which measure the real processes. `ownSession`: in a
  * session of its own (setsid), so that it is a scheduling group of its own under Linux's autogroups, as a
  * container is under its cgroup (bench/priority.ts); the caller must stop it, as a signal to its own group no
- * longer reaches it.
+ * longer reaches it. `nodeArgs`: flags of Node's added after the app's own (e.g. `--trace-gc`).
  */
 export function startBuiltApp(
   app: 'api' | 'projector',
   env: Record<string, string>,
   stdio: StdioOptions = ['ignore', 'ignore', 'inherit'],
   ownSession = false,
+  nodeArgs: readonly string[] = [],
 ): ChildProcess {
   const gcTrace = process.env.BENCH_GC_TRACE;
   // the trace goes to standard output: to a file, unless the caller reads it
@@ -109,7 +110,8 @@ export function startBuiltApp(
     process.execPath,
     [
       ...appNodeOptions(app),
-      ...(gcTrace ? ['--trace-gc'] : []),
+      ...(gcTrace && !nodeArgs.includes('--trace-gc') ? ['--trace-gc'] : []),
+      ...nodeArgs,
       ...profilerFlags(),
       '-r',
       join(ROOT, 'scripts', 'dist-paths.js'),
