@@ -31,6 +31,7 @@ import { DropInsightsFlags1763800004100 } from './insights/drop-insights-flags.m
 import { InsightsStoredWeeks1763800004210 } from './insights/insights-stored-weeks.migration';
 import { InsightsStoredMetrics1763800005400 } from './insights/insights-stored-metrics.migration';
 import { Lifecycle1763800004620 } from './lifecycle/lifecycle.migration';
+import { LifecycleEnableSpans1763800005500 } from './lifecycle/lifecycle-enable-spans.migration';
 
 /**
  * The migrations of the projections' tables, each beside its projection (`<projection>/*.migration.ts`), listed by
@@ -76,6 +77,7 @@ export const PROJECTIONS_OWN_MIGRATIONS: (new () => MigrationInterface)[] = [
   InsightsStoredWeeks1763800004210,
   InsightsStoredMetrics1763800005400,
   Lifecycle1763800004620,
+  LifecycleEnableSpans1763800005500,
 ];
 
 /**

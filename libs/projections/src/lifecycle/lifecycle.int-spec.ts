@@ -13,11 +13,13 @@ import {
   type LifecycleFlagRow,
   type Sighting,
 } from './lifecycle.logic';
+import type { QueryRunner } from 'typeorm';
 import { LifecycleReadModel } from './lifecycle.read-model';
+import { LifecycleEnableSpans1763800005500 } from './lifecycle-enable-spans.migration';
 import { feedProjections } from '@flaglens/testing/support/feed-projections';
 
 /** The lifecycle projection on real Postgres, applied as the projector does (one transaction per batch). */
-const TABLES = ['lifecycle_flags', 'lifecycle_sightings'];
+const TABLES = ['lifecycle_flags', 'lifecycle_enable_spans', 'lifecycle_sightings'];
 const END = '2026-11-01T00:00:00.000Z';
 
 async function dump(db: TestDatabase): Promise<Record<string, unknown[]>> {
@@ -74,6 +76,38 @@ function lifecycleHistory(): FlagEvent[] {
           },
         }),
       );
+    if (i % 5 === 2) {
+      // toggled in production again and again, and reported there from inside one closed span (i % 10 === 2) or
+      // from a gap between two (i % 10 === 7): the stages depend on which closed span the report meets first
+      for (let k = 0; k < 4; k++) {
+        const at = (h: number) => when(-200 + 40 * k + h);
+        extra.push(
+          testEvent(++id, 'feature-environment-enabled', {
+            featureName: f,
+            project,
+            environment: 'production',
+            createdAt: at(0),
+          }),
+          testEvent(++id, 'feature-environment-disabled', {
+            featureName: f,
+            project,
+            environment: 'production',
+            createdAt: at(10),
+          }),
+        );
+      }
+      const first = when(i % 10 === 2 ? -200 + 40 + 5 : -200 + 40 + 20);
+      extra.push(
+        testEvent(++id, 'client-metrics', {
+          createdAt: first,
+          data: {
+            appName: 'prod-app',
+            environment: 'production',
+            bucket: { start: first, stop: when(-200 + 40 * 3 + 2), toggles: { [f]: { yes: 1, no: 0 } } },
+          },
+        }),
+      );
+    }
   });
   extra.push(
     testEvent(++id, 'environment-created', {
@@ -126,14 +160,39 @@ describe('lifecycle projection (real Postgres)', () => {
     expect(answerOnce.hidden.body).not.toEqual(answerOnce.all.body);
   });
 
+  it('the migration moves the closed spans out of the rows as the projector writes them; down moves them back', async () => {
+    const { db, ds, model } = await fresh('lc_migration');
+    await feedProjections(ds, [history]);
+    const written = await dump(db);
+    const answered = await answers(model);
+    expect(written.lifecycle_enable_spans.length).toBeGreaterThan(20);
+    const runner = { query: (sql: string) => db.query(sql) } as unknown as QueryRunner;
+    const migration = new LifecycleEnableSpans1763800005500();
+    // the rows as the release before kept them: every span in the row, the table gone
+    await migration.down(runner);
+    const [{ spans }] = await db.query<{ spans: string }>(
+      `SELECT sum(jsonb_array_length(enables))::text AS spans FROM lifecycle_flags`,
+    );
+    expect(Number(spans)).toBeGreaterThan(written.lifecycle_enable_spans.length);
+    await migration.up(runner);
+    expect(await dump(db)).toEqual(written);
+    expect(await answers(model)).toEqual(answered);
+  });
+
   it('agrees with the pure rules applied to the pure reductions of the same events', async () => {
     const { ds, model } = await fresh('lc_oracle');
     await feedProjections(ds, interleavedBatches(history, 7, 150));
     // the oracle: every reduction over the whole history, in order
     const flagState = new Map<string, FlagRow>();
     for (const r of reduceFlagState(new Map(), history).rows) flagState.set(r.name, r);
+    // every span of each flag, open (its row) and closed, as the pure rules define the stages
     const lifecycle = new Map<string, LifecycleFlagRow>();
-    for (const r of reduceLifecycleFlags(new Map(), history).rows) lifecycle.set(r.name, r);
+    const reduced = reduceLifecycleFlags(new Map(), history);
+    for (const r of reduced.rows)
+      lifecycle.set(r.name, {
+        ...r,
+        enables: [...r.enables, ...reduced.closed.filter((c) => c.name === r.name)],
+      });
     const seen = new Map<string, Sighting>();
     mergeSightings(seen, sightingsOf(history));
     const envs = new Map<string, EnvironmentRow>(

@@ -10,6 +10,7 @@ import {
   reduceLifecycleFlags,
   sightingsOf,
   stagesOf,
+  type ClosedSpan,
   type LifecycleFlagRow,
   type Sighting,
   type SummaryFlag,
@@ -32,10 +33,23 @@ const ENVS = new Map([
   ['production', 'production'],
 ]);
 
+/**
+ * Flag `f` after `events`, each applied as a batch of its own, as the projection stores it: the row, its closed
+ * spans kept beside it (emptied by a reset); the row returned with every span, the closed ones first.
+ */
 const fold = (events: FlagEvent[]): LifecycleFlagRow => {
   const m = new Map<string, LifecycleFlagRow>();
-  for (const r of reduceLifecycleFlags(m, events).rows) m.set(r.name, r);
-  return m.get('f')!;
+  let closed: ClosedSpan[] = [];
+  for (const e of events) {
+    const r = reduceLifecycleFlags(m, [e]);
+    closed = [...closed.filter((c) => !r.reset.includes(c.name)), ...r.closed];
+    for (const row of r.rows) m.set(row.name, row);
+  }
+  const row = m.get('f')!;
+  return {
+    ...row,
+    enables: [...closed.map(({ environment, from, to }) => ({ environment, from, to })), ...row.enables],
+  };
 };
 const stages = (flag: LifecycleFlagRow, seen: Sighting[]) =>
   stagesOf(flag, seen, ENVS).map((s) => [s.stage, s.enteredAt]);
@@ -91,6 +105,58 @@ describe('lifecycle logic (Unleash 8.2.0 feature-lifecycle-service rules)', () =
       ]).values(),
     ];
     expect(stages(flag, seenDuring).at(-1)).toEqual(['live', '2026-01-02T00:00:00.000Z']);
+  });
+
+  it('a disable moves the span out of the row; a span of no length is left out; a new flag starts without spans', () => {
+    const r = reduceLifecycleFlags(new Map(), [
+      created,
+      ev(2, 'feature-environment-enabled', '2026-01-02T00:00:00Z', { environment: 'production' }),
+      ev(3, 'feature-environment-disabled', '2026-01-03T00:00:00Z', { environment: 'production' }),
+      ev(4, 'feature-environment-enabled', '2026-01-04T00:00:00Z', { environment: 'production' }),
+      ev(5, 'feature-environment-disabled', '2026-01-04T00:00:00Z', { environment: 'production' }),
+      ev(6, 'feature-environment-enabled', '2026-01-05T00:00:00Z', { environment: 'development' }),
+    ]);
+    expect(r.rows.map((row) => row.enables)).toEqual([
+      [{ environment: 'development', from: '2026-01-05T00:00:00.000Z', to: null }],
+    ]);
+    expect(r.closed).toEqual([
+      {
+        name: 'f',
+        environment: 'production',
+        from: '2026-01-02T00:00:00.000Z',
+        to: '2026-01-03T00:00:00.000Z',
+      },
+    ]);
+    expect(r.reset).toEqual(['f']);
+    // deleted and created again: the spans closed before are no longer the flag's
+    const again = reduceLifecycleFlags(new Map([['f', r.rows[0]]]), [
+      ev(7, 'feature-environment-disabled', '2026-01-06T00:00:00Z', { environment: 'development' }),
+      ev(8, 'feature-deleted', '2026-01-07T00:00:00Z'),
+      ev(9, 'feature-created', '2026-01-08T00:00:00Z'),
+    ]);
+    expect(again.closed).toEqual([]);
+    expect(again.reset).toEqual(['f']);
+    expect(again.rows[0]).toMatchObject({
+      startedAt: '2026-01-08T00:00:00.000Z',
+      enables: [],
+      deleted: false,
+    });
+    // a span closed in a later batch than the one that opened it
+    const later = reduceLifecycleFlags(new Map([['f', r.rows[0]]]), [
+      ev(10, 'feature-environment-disabled', '2026-01-06T00:00:00Z', { environment: 'development' }),
+    ]);
+    expect(later).toEqual({
+      rows: [{ ...r.rows[0], enables: [] }],
+      closed: [
+        {
+          name: 'f',
+          environment: 'development',
+          from: '2026-01-05T00:00:00.000Z',
+          to: '2026-01-06T00:00:00.000Z',
+        },
+      ],
+      reset: [],
+    });
   });
 
   it('a report from before the flag started does not count; one whose bucket reaches its start does', () => {

@@ -35,8 +35,20 @@ export interface LifecycleFlagRow {
   completedStatus: string | null;
   archivedAt: string | null;
   deleted: boolean;
-  /** every span of being enabled, per environment, in event order */
+  /**
+   * the spans of being enabled still open (`to` null), per environment, in event order; a span closed by a
+   * disable leaves the row for `lifecycle_enable_spans` (`ClosedSpan`), so the row stays as small as the
+   * flag's environments, however long its history (`stagesOf` takes both)
+   */
   enables: EnableSpan[];
+}
+
+/** A span of being enabled that a disable closed (table `lifecycle_enable_spans`): `from` < `to`. */
+export interface ClosedSpan {
+  name: string;
+  environment: string;
+  from: string;
+  to: string;
 }
 
 /** An SDK reported the flag in an environment at some instant within [first, last] (table `lifecycle_sightings`). */
@@ -72,9 +84,17 @@ export const LIFECYCLE_FLAG_TYPES = new Set([
 export function reduceLifecycleFlags(
   current: ReadonlyMap<string, LifecycleFlagRow>,
   events: readonly FlagEvent[],
-): { rows: LifecycleFlagRow[] } {
+): {
+  rows: LifecycleFlagRow[];
+  /** the spans the events closed, of each flag since its latest `feature-created` among them */
+  closed: ClosedSpan[];
+  /** the flags a `feature-created` started afresh: their closed spans stored before go */
+  reset: string[];
+} {
   const state = new Map(current);
   const changed = new Set<string>();
+  const closed = new Map<string, ClosedSpan[]>();
+  const reset = new Set<string>();
   for (const e of events) {
     if (!LIFECYCLE_FLAG_TYPES.has(e.type) || !e.featureName) continue;
     const name = e.featureName;
@@ -91,6 +111,8 @@ export function reduceLifecycleFlags(
         deleted: false,
         enables: [],
       };
+      reset.add(name);
+      closed.delete(name);
     } else if (!prev || prev.deleted) {
       continue;
     } else if (e.type === 'feature-revived') {
@@ -115,15 +137,25 @@ export function reduceLifecycleFlags(
         next = { ...prev, enables: [...prev.enables, { environment: env, from: at, to: null }] };
       } else {
         if (open < 0) continue;
-        const enables = [...prev.enables];
-        enables[open] = { ...enables[open], to: at };
-        next = { ...prev, enables };
+        const span = prev.enables[open];
+        next = { ...prev, enables: prev.enables.filter((_, i) => i !== open) };
+        // a span of no length (disabled at or before the instant it was enabled) can make no flag live
+        if (ms(at) > ms(span.from)) {
+          const list = closed.get(name) ?? [];
+          list.push({ name, environment: env, from: span.from, to: at });
+          closed.set(name, list);
+        }
       }
     }
     state.set(name, next);
     changed.add(name);
   }
-  return { rows: [...changed].sort().map((n) => state.get(n)!) };
+  const names = [...changed].sort();
+  return {
+    rows: names.map((n) => state.get(n)!),
+    closed: names.flatMap((n) => closed.get(n) ?? []),
+    reset: [...reset].sort(),
+  };
 }
 
 const isoOr = (v: unknown, fallback: string): string => {
@@ -199,6 +231,9 @@ const iso = (t: number) => new Date(t).toISOString();
  * first instant and the flag's start (or the enable) as long as it reaches that instant. Unleash files the
  * stage when a report arrives, checking the flag's state then; a sighting here is not ordered with the flag's
  * events, so the spans stand in for the reports (docs/deviations.md).
+ * `flag.enables` are the spans to consider, open and closed: every one, or (as the read model passes them) the
+ * open ones and, per environment with a sighting, the closed one that sighting meets first
+ * (`LIFECYCLE_LIVE_SPAN_SQL`): one sighting per environment, so the other closed spans change nothing.
  */
 export function stagesOf(
   flag: LifecycleFlagRow,

@@ -23,14 +23,16 @@ export const LIFECYCLE_FLAGS_TABLE: KeyedTable<LifecycleFlagRow> = {
 };
 
 /**
- * Each flag's lifecycle facts (`lifecycle_flags`, from its own events) and its SDK sightings
+ * Each flag's lifecycle facts (`lifecycle_flags`, from its own events; the spans of being enabled that a
+ * disable closed in `lifecycle_enable_spans`, one row each, so a toggle writes one small row, not the flag's
+ * whole history) and its SDK sightings
  * (`lifecycle_sightings`, from `client-metrics`, keyed `instance`): the stages are derived from both, with
  * the environments' current types, when read (`lifecycle.read-model.ts`), so the rows do not depend on how
  * the flag's events and the reports interleave.
  */
 export class LifecycleProjection implements Projection {
   readonly name = 'lifecycle';
-  readonly writes = ['lifecycle_flags', 'lifecycle_sightings'];
+  readonly writes = ['lifecycle_flags', 'lifecycle_enable_spans', 'lifecycle_sightings'];
   readonly scope = 'flags';
 
   handles(type: string): boolean {
@@ -49,9 +51,27 @@ export class LifecycleProjection implements Projection {
     const flagEvents = events.filter((e) => e.featureName && LIFECYCLE_FLAG_TYPES.has(e.type));
     if (flagEvents.length > 0) {
       const names = [...new Set(flagEvents.map((e) => e.featureName!))];
-      await updateKeyedRows(client, LIFECYCLE_FLAGS_TABLE, names, (current) =>
+      const { closed, reset } = await updateKeyedRows(client, LIFECYCLE_FLAGS_TABLE, names, (current) =>
         reduceLifecycleFlags(current, flagEvents),
       );
+      // the rows of these flags are locked above: their spans are written by this batch alone
+      if (reset.length > 0)
+        await client.query(`DELETE FROM lifecycle_enable_spans WHERE feature_name = ANY($1::text[])`, [
+          reset,
+        ]);
+      if (closed.length > 0)
+        // a span repeated (the same instants, from events stored late) adds nothing to the stages
+        await client.query(
+          `INSERT INTO lifecycle_enable_spans (feature_name, environment, from_at, to_at)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[])
+           ON CONFLICT DO NOTHING`,
+          [
+            closed.map((c) => c.name),
+            closed.map((c) => c.environment),
+            closed.map((c) => c.from),
+            closed.map((c) => c.to),
+          ],
+        );
     }
     const seen = [...sightingsOf(events.filter((e) => e.type === 'client-metrics')).values()].sort((a, b) =>
       a.featureName < b.featureName

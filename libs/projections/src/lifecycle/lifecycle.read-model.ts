@@ -4,6 +4,7 @@ import {
   currentStage,
   lifecycleSummary,
   stagesOf,
+  type EnableSpan,
   type LifecycleFlagRow,
   type LifecycleSummary,
   type Sighting,
@@ -17,8 +18,23 @@ import type { Reads } from '../change-feed';
  * batch writing any of these drops every summary kept (change-feed.ts).
  */
 export const LIFECYCLE_READS: Reads = {
-  tables: ['flag_state', 'lifecycle_flags', 'lifecycle_sightings', 'environments'],
+  tables: ['flag_state', 'lifecycle_flags', 'lifecycle_enable_spans', 'lifecycle_sightings', 'environments'],
 };
+
+/**
+ * Of the closed spans of flag `f` in the environment of sighting `s` (lifecycle_enable_spans), the one the
+ * sighting meets first from the later of its first report and the flag's start `l.started_at` (stagesOf's
+ * rule: the span's later start within the sighting, before the span ends): as JSON, or null. Its key's order
+ * is the spans' starts, so only those up to the sighting's last report are read: a flag toggled thousands of
+ * times reads them from the index alone, and a sighting gives stagesOf one closed span, not the history.
+ */
+const LIFECYCLE_LIVE_SPAN_SQL = `(SELECT json_build_object('environment', sp.environment, 'from', ${isoText('sp.from_at')},
+                           'to', ${isoText('sp.to_at')})
+            FROM lifecycle_enable_spans sp
+           WHERE sp.feature_name = f.name AND sp.environment = s.environment AND sp.from_at <= s.last_at
+             AND sp.to_at > GREATEST(s.first_at, l.started_at, sp.from_at)
+             AND GREATEST(s.first_at, l.started_at, sp.from_at) <= s.last_at
+           ORDER BY GREATEST(s.first_at, l.started_at, sp.from_at) LIMIT 1)`;
 
 /**
  * Every flag that exists (archived ones too) with its type, its lifecycle row and its sightings, in the
@@ -29,7 +45,8 @@ SELECT f.name, f.type, f.archived_at IS NOT NULL AS archived, ${isoText('f.archi
        ${isoText('l.started_at')} AS "startedAt", ${isoText('l.completed_at')} AS "completedAt",
        l.completed_status AS "completedStatus", ${isoText('l.archived_at')} AS "archivedAt",
        l.enables::text AS enables,
-       (SELECT coalesce(json_agg(json_build_array(s.environment, ${isoText('s.first_at')}, ${isoText('s.last_at')})
+       (SELECT coalesce(json_agg(json_build_array(s.environment, ${isoText('s.first_at')}, ${isoText('s.last_at')},
+                                                  ${LIFECYCLE_LIVE_SPAN_SQL})
                                  ORDER BY s.environment), '[]')::text
           FROM lifecycle_sightings s WHERE s.feature_name = f.name) AS sightings
   FROM flag_state f JOIN lifecycle_flags l ON l.name = f.name AND NOT l.deleted
@@ -67,6 +84,7 @@ export class LifecycleReadModel {
     ]);
     const types = new Map(envs.map((e) => [e.name, e.type]));
     return rows.map((r) => {
+      const seen = JSON.parse(r.sightings) as [string, string, string, EnableSpan | null][];
       const row: LifecycleFlagRow = {
         name: r.name,
         startedAt: r.startedAt,
@@ -74,11 +92,18 @@ export class LifecycleReadModel {
         completedStatus: r.completedStatus,
         archivedAt: r.archivedAt,
         deleted: false,
-        enables: JSON.parse(r.enables) as LifecycleFlagRow['enables'],
+        // the open spans, and the closed one each sighting meets first (LIFECYCLE_LIVE_SPAN_SQL)
+        enables: [
+          ...(JSON.parse(r.enables) as EnableSpan[]),
+          ...seen.flatMap(([, , , span]) => (span ? [span] : [])),
+        ],
       };
-      const sightings: Sighting[] = (JSON.parse(r.sightings) as [string, string, string][]).map(
-        ([environment, first, last]) => ({ featureName: r.name, environment, first, last }),
-      );
+      const sightings: Sighting[] = seen.map(([environment, first, last]) => ({
+        featureName: r.name,
+        environment,
+        first,
+        last,
+      }));
       return {
         name: r.name,
         type: r.type,
