@@ -38,5 +38,6 @@ describe('liveHeapPeak', () => {
     );
     expect(heap.peakMb()).toBe(129.3);
     expect(heap.compactions()).toBe(3);
+    expect(heap.lastMb()).toBe(101.2);
   });
 });

@@ -127,9 +127,12 @@ export async function machineFacts(pg: { query<R>(sql: string): Promise<{ rows: 
 export function liveHeapPeak(): {
   feed: (chunk: Buffer | string) => void;
   peakMb: () => number;
+  /** what the latest mark-compact left */
+  lastMb: () => number;
   compactions: () => number;
 } {
   let peak = NaN;
+  let last = NaN;
   let compactions = 0;
   let rest = '';
   return {
@@ -140,11 +143,12 @@ export function liveHeapPeak(): {
         const m = /Mark-Compact[^>]*?([\d.]+) \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/.exec(line);
         if (!m) continue;
         compactions++;
-        const after = Number(m[2]);
-        if (Number.isNaN(peak) || after > peak) peak = after;
+        last = Number(m[2]);
+        if (Number.isNaN(peak) || last > peak) peak = last;
       }
     },
     peakMb: () => (Number.isNaN(peak) ? NaN : Math.round(peak * 10) / 10),
+    lastMb: () => last,
     compactions: () => compactions,
   };
 }

@@ -744,7 +744,8 @@ async function main(): Promise<void> {
       { ...env, PROJECTOR_PORT: String(projectorPort) },
       ['ignore', 'pipe', 'inherit'],
       false,
-      ['--trace-gc'],
+      // and, should its heap reach the limit, a snapshot of it in .run/ (V8 writes it before it gives up)
+      ['--trace-gc', '--heapsnapshot-near-heap-limit=1', `--diagnostic-dir=${join(ROOT, '.run')}`],
     );
     children.push(projector);
     const liveSkips = skipCounter('projector');
@@ -784,7 +785,7 @@ async function main(): Promise<void> {
           shownAt = Date.now();
           const covered = sampler.last?.covered ?? 0;
           log(
-            `ingest: ${applied} of ${target} applied (${firstAt ? Math.round(applied / ((Date.now() - firstAt) / 1000)) : 0}/s); checkpoints cover ${covered}`,
+            `ingest: ${applied} of ${target} applied (${firstAt ? Math.round(applied / ((Date.now() - firstAt) / 1000)) : 0}/s); checkpoints cover ${covered}; the projector's live heap ${liveHeap.lastMb()} MB (peak ${liveHeap.peakMb()} MB)`,
           );
         }
         if (applied < target) await sleep(50);
