@@ -1215,12 +1215,42 @@ async function main(): Promise<void> {
             `Unleash ${row.unleashMs} ms, flaglens ${row.flaglensMs} ms: ×${row.speedup} (${s.name}; totals ${uTotal} / ${s.total})`,
           );
         }
+        // 8.2.0's project status of the largest project, on both sides: Unleash counts its year of activity from
+        // its events table on every request; the project made in Unleash as its events say (its id and name)
+        let projectStatus: Record<string, unknown> | undefined;
+        const largest = (result.reads as { largestProject?: { id: string } }).largestProject?.id;
+        if (largest !== undefined) {
+          await udb.query(`INSERT INTO projects (id, name) VALUES ($1, $1) ON CONFLICT (id) DO NOTHING`, [
+            largest,
+          ]);
+          const path = `/api/admin/projects/${encodeURIComponent(largest)}/status`;
+          const u: number[] = [];
+          const f: number[] = [];
+          let uFailed = 0;
+          for (let turn = 0; turn < UNLEASH_TURNS; turn++) {
+            const ur = await timedGet(peer.port, path, uHeaders, { timeoutMs: 60_000 });
+            if (ur.status !== 200) uFailed++;
+            u.push(ur.totalMs);
+            f.push((await timedGet(port, path, admin)).totalMs);
+          }
+          projectStatus = {
+            project: largest,
+            unleashMs: round(median(u)),
+            flaglensMs: round(median(f)),
+            speedup: round(median(u) / median(f)),
+            unleashFailed: uFailed,
+          };
+          log(
+            `project status of ${largest}: Unleash ${projectStatus.unleashMs} ms, flaglens ${projectStatus.flaglensMs} ms: ×${projectStatus.speedup}`,
+          );
+        }
         Object.assign(result.search, {
           unleashSpeedup: round(median(rows.map((r) => r.speedup as number))),
           unleash: {
             what: `the median of ${UNLEASH_TURNS} requests on each side, taking turns; Unleash holds the first ${UNLEASH_EVENTS} events (but SDK traffic), flaglens all ${EVENTS}`,
             events: loaded,
             searches: rows,
+            projectStatus,
           },
         });
         await udb.end();
