@@ -1,4 +1,4 @@
-import { maintenanceDue, type TableActivity } from './table-maintenance';
+import { maintenanceDue, vacuumCommand, type TableActivity } from './table-maintenance';
 
 const table = (over: Partial<TableActivity>): TableActivity => ({
   schema: 'flaglens_v1',
@@ -40,12 +40,23 @@ describe('maintenanceDue: autovacuum’s rules and defaults', () => {
 
   it('vacuumed past 50 + 20% of its rows dead (a table of 5,000 flags updated over and over)', () => {
     expect(maintenanceDue(table({ estimatedRows: 5000, deadRows: 1050 })).vacuum).toBe(false);
-    expect(maintenanceDue(table({ estimatedRows: 5000, deadRows: 1051 })).vacuum).toBe(true);
+    expect(maintenanceDue(table({ estimatedRows: 5000, deadRows: 1051 }))).toMatchObject({
+      vacuum: true,
+      indexCleanup: true,
+    });
+    expect(vacuumCommand(maintenanceDue(table({ estimatedRows: 5000, deadRows: 1051 })))).toBe('VACUUM');
   });
 
   it('vacuumed past 1,000 + 20% of its rows inserted (an append-only log: its visibility map for index-only scans)', () => {
     const rows = 1_000_000;
     expect(maintenanceDue(table({ estimatedRows: rows, insertedSinceVacuum: 201_000 })).vacuum).toBe(false);
-    expect(maintenanceDue(table({ estimatedRows: rows, insertedSinceVacuum: 201_001 })).vacuum).toBe(true);
+    expect(maintenanceDue(table({ estimatedRows: rows, insertedSinceVacuum: 201_001 }))).toMatchObject({
+      vacuum: true,
+      indexCleanup: false,
+    });
+    // its indexes hold no dead row's entry: they are left alone (a GIN index's pending list to its writers)
+    expect(vacuumCommand(maintenanceDue(table({ estimatedRows: rows, insertedSinceVacuum: 201_001 })))).toBe(
+      'VACUUM (INDEX_CLEANUP OFF)',
+    );
   });
 });

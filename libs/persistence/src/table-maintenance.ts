@@ -36,17 +36,32 @@ export interface MaintenanceDue {
   table: string;
   analyze: boolean;
   vacuum: boolean;
+  /**
+   * the vacuum is due for the rows dead, so its indexes' entries of them go too; false: for the rows inserted
+   * alone (the visibility map of an append-only table), and its indexes are left alone (`vacuumCommand`)
+   */
+  indexCleanup: boolean;
 }
 
 /** What autovacuum would do to the table now, by its rules. Pure. */
 export function maintenanceDue(t: TableActivity): MaintenanceDue {
   const rows = Math.max(0, t.estimatedRows);
-  const vacuum =
-    t.deadRows > VACUUM_BASE + VACUUM_SCALE * rows ||
-    t.insertedSinceVacuum > VACUUM_INSERT_BASE + VACUUM_INSERT_SCALE * rows;
+  const dead = t.deadRows > VACUUM_BASE + VACUUM_SCALE * rows;
+  const vacuum = dead || t.insertedSinceVacuum > VACUUM_INSERT_BASE + VACUUM_INSERT_SCALE * rows;
   const analyze = t.changedSinceAnalyze > ANALYZE_BASE + ANALYZE_SCALE * rows;
-  return { schema: t.schema, table: t.table, analyze, vacuum };
+  return { schema: t.schema, table: t.table, analyze, vacuum, indexCleanup: dead };
 }
+
+/**
+ * The VACUUM a due table gets. One due for its inserted rows alone skips its indexes (INDEX_CLEANUP OFF): they
+ * hold no entry of a dead row, and a VACUUM run by hand, unlike autovacuum's own, empties a GIN index's pending
+ * list of every entry, those added while it runs too: on the event log during a backfill, a throttled VACUUM
+ * that ends only when the writes do, holding the round (no table analyzed meanwhile), while the pages it
+ * empties stay out of reuse until its end, so the trigram index grows to several times the log. The pending
+ * list is flushed by the writers themselves when it outgrows its limit.
+ */
+export const vacuumCommand = (d: Pick<MaintenanceDue, 'indexCleanup'>): string =>
+  d.indexCleanup ? 'VACUUM' : 'VACUUM (INDEX_CLEANUP OFF)';
 
 /**
  * The database's tables due for maintenance (every schema but Postgres's own and the sessions' temporary ones:
@@ -100,16 +115,17 @@ const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export interface Maintained {
   schema: string;
   table: string;
-  /** `VACUUM (ANALYZE)`, `VACUUM` or `ANALYZE` */
+  /** `ANALYZE`, or a `vacuumCommand` */
   command: string;
   ms: number;
 }
 
 /**
- * Runs what is due on each table of `due`, one statement at a time on `client` (outside any transaction:
- * VACUUM cannot run in one), throttled by autovacuum's default cost delay so that a batch's writes keep their
- * share of the disk; stops between tables once `shouldStop` says so. A table dropped meanwhile (an old version
- * after a rebuild's switch) is skipped. Returns what it ran.
+ * Runs what is due on the tables of `due`, one statement at a time on `client` (outside any transaction: VACUUM
+ * cannot run in one): every ANALYZE first (a sample of each table: quick), then the VACUUMs, so that a long
+ * vacuum of a large table never holds back the statistics of the others. Throttled by autovacuum's default
+ * cost delay so that a batch's writes keep their share of the disk; stops between statements once `shouldStop`
+ * says so. A table dropped meanwhile (an old version after a rebuild's switch) is skipped. Returns what it ran.
  */
 export async function maintainTables(
   client: ClientBase,
@@ -121,9 +137,12 @@ export async function maintainTables(
   await client.query(`SET vacuum_cost_delay = '2ms'`);
   await client.query(`SET vacuum_cost_limit = 200`);
   try {
-    for (const d of due) {
+    const statements = [
+      ...due.filter((d) => d.analyze).map((d) => ({ d, command: 'ANALYZE' })),
+      ...due.filter((d) => d.vacuum).map((d) => ({ d, command: vacuumCommand(d) })),
+    ];
+    for (const { d, command } of statements) {
       if (shouldStop()) break;
-      const command = d.vacuum ? (d.analyze ? 'VACUUM (ANALYZE)' : 'VACUUM') : 'ANALYZE';
       const t0 = Date.now();
       try {
         await client.query(`${command} ${quoted(d.schema)}.${quoted(d.table)}`);
