@@ -64,6 +64,29 @@ export const ROLE_OF_MEMBER = `identity_roles r ON r.id = COALESCE(m.role_id,
   (SELECT min(x.id) FROM identity_roles x WHERE x.name = m.role_name AND NOT x.deleted))`;
 
 /**
+ * The rows members are counted from (semantics §3.5), as the CTEs of a WITH, of the membership rows that match
+ * `memberships` (an SQL condition on `identity_project_members`): `direct` (project, user_id), the users holding a
+ * non-root role in the project, deleted users excluded; `via` (project, group_id, user_id), the live users of each
+ * live group with a role in it, user_id NULL for a group without any.
+ */
+function memberRowsSql(memberships: string): string {
+  return `m AS (SELECT * FROM identity_project_members WHERE ${memberships}),
+       direct AS (
+         SELECT m.project, m.principal_id AS user_id FROM m
+           LEFT JOIN identity_users u ON u.id = m.principal_id
+           LEFT JOIN ${ROLE_OF_MEMBER}
+          WHERE m.principal_kind = 'user' AND NOT COALESCE(u.deleted, false) AND r.type IS DISTINCT FROM 'root'),
+       grp AS (
+         SELECT DISTINCT m.project, m.principal_id AS group_id FROM m
+           LEFT JOIN identity_groups g ON g.id = m.principal_id
+          WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
+       live AS (
+         SELECT gu.group_id, gu.user_id FROM identity_group_users gu
+           LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
+       via AS (SELECT grp.project, grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)`;
+}
+
+/**
  * Members of the project `project` (an SQL expression) counted as semantics §3.5 says, from membership rows
  * created at or after `since` (an SQL expression; NULL: all of them): a statement giving one integer. Users
  * holding a non-root role in the project, directly or through a group that has a role in it; deleted users
@@ -71,21 +94,7 @@ export const ROLE_OF_MEMBER = `identity_roles r ON r.id = COALESCE(m.role_id,
  * `emptyGroupCounts` is false (the personal dashboard's `count(user_id)`).
  */
 export function projectMembersSql(project: string, since: string, emptyGroupCounts = true): string {
-  return `WITH m AS (SELECT * FROM identity_project_members
-                   WHERE project = ${project} AND (${since} IS NULL OR created_at >= ${since})),
-       direct AS (
-         SELECT m.principal_id AS user_id FROM m
-           LEFT JOIN identity_users u ON u.id = m.principal_id
-           LEFT JOIN ${ROLE_OF_MEMBER}
-          WHERE m.principal_kind = 'user' AND NOT COALESCE(u.deleted, false) AND r.type IS DISTINCT FROM 'root'),
-       grp AS (
-         SELECT DISTINCT m.principal_id AS group_id FROM m
-           LEFT JOIN identity_groups g ON g.id = m.principal_id
-          WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
-       live AS (
-         SELECT gu.group_id, gu.user_id FROM identity_group_users gu
-           LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
-       via AS (SELECT grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)
+  return `WITH ${memberRowsSql(`project = ${project} AND (${since} IS NULL OR created_at >= ${since})`)}
        SELECT ((SELECT count(*) FROM (SELECT user_id FROM direct UNION SELECT user_id FROM via WHERE user_id IS NOT NULL) x)
              + ${emptyGroupCounts ? '(CASE WHEN EXISTS (SELECT 1 FROM via WHERE user_id IS NULL) THEN 1 ELSE 0 END)' : '0'})::int`;
 }
@@ -176,28 +185,14 @@ export class IdentityReadModel {
   }
 
   /**
-   * countProjectMembers of each project, in one statement: the counts in the order of `projectIds`. The rules
-   * of `projectMembersSql`, for all the projects at once: each table is read once (its rows of these projects,
-   * the group users once), not once per project, so hundreds of projects sharing groups cost one pass.
+   * countProjectMembers of each project, in one statement: the counts in the order of `projectIds`. The rows of
+   * `memberRowsSql` for all the projects at once, grouped by project: each table is read once, not once per
+   * project, so hundreds of projects sharing groups cost one pass.
    */
   async countMembersOfProjects(projectIds: readonly string[]): Promise<number[]> {
     if (projectIds.length === 0) return [];
     const rows: { n: number }[] = await this.db.query(
-      `WITH m AS (SELECT * FROM identity_project_members WHERE project = ANY($1::text[])),
-            direct AS (
-              SELECT m.project, m.principal_id AS user_id FROM m
-                LEFT JOIN identity_users u ON u.id = m.principal_id
-                LEFT JOIN ${ROLE_OF_MEMBER}
-               WHERE m.principal_kind = 'user' AND NOT COALESCE(u.deleted, false) AND r.type IS DISTINCT FROM 'root'),
-            grp AS (
-              SELECT DISTINCT m.project, m.principal_id AS group_id FROM m
-                LEFT JOIN identity_groups g ON g.id = m.principal_id
-               WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
-            live AS (
-              SELECT gu.group_id, gu.user_id FROM identity_group_users gu
-                LEFT JOIN identity_users u ON u.id = gu.user_id
-               WHERE NOT COALESCE(u.deleted, false) AND gu.group_id IN (SELECT group_id FROM grp)),
-            via AS (SELECT grp.project, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id),
+      `WITH ${memberRowsSql('project = ANY($1::text[])')},
             users AS (SELECT project, count(*)::int AS n FROM (
                         SELECT project, user_id FROM direct
                         UNION SELECT project, user_id FROM via WHERE user_id IS NOT NULL) x GROUP BY project),

@@ -218,21 +218,20 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d, to_char(w.ws, 'YYYY-MM-DD') AS ws, w.wee
  ORDER BY w.ws, x.project;
 
 WITH m AS (SELECT * FROM identity_project_members WHERE project = ANY($1::text[])),
-            direct AS (
-              SELECT m.project, m.principal_id AS user_id FROM m
-                LEFT JOIN identity_users u ON u.id = m.principal_id
-                LEFT JOIN identity_roles r ON r.id = COALESCE(m.role_id,
+       direct AS (
+         SELECT m.project, m.principal_id AS user_id FROM m
+           LEFT JOIN identity_users u ON u.id = m.principal_id
+           LEFT JOIN identity_roles r ON r.id = COALESCE(m.role_id,
   (SELECT min(x.id) FROM identity_roles x WHERE x.name = m.role_name AND NOT x.deleted))
-               WHERE m.principal_kind = 'user' AND NOT COALESCE(u.deleted, false) AND r.type IS DISTINCT FROM 'root'),
-            grp AS (
-              SELECT DISTINCT m.project, m.principal_id AS group_id FROM m
-                LEFT JOIN identity_groups g ON g.id = m.principal_id
-               WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
-            live AS (
-              SELECT gu.group_id, gu.user_id FROM identity_group_users gu
-                LEFT JOIN identity_users u ON u.id = gu.user_id
-               WHERE NOT COALESCE(u.deleted, false) AND gu.group_id IN (SELECT group_id FROM grp)),
-            via AS (SELECT grp.project, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id),
+          WHERE m.principal_kind = 'user' AND NOT COALESCE(u.deleted, false) AND r.type IS DISTINCT FROM 'root'),
+       grp AS (
+         SELECT DISTINCT m.project, m.principal_id AS group_id FROM m
+           LEFT JOIN identity_groups g ON g.id = m.principal_id
+          WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
+       live AS (
+         SELECT gu.group_id, gu.user_id FROM identity_group_users gu
+           LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
+       via AS (SELECT grp.project, grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id),
             users AS (SELECT project, count(*)::int AS n FROM (
                         SELECT project, user_id FROM direct
                         UNION SELECT project, user_id FROM via WHERE user_id IS NOT NULL) x GROUP BY project),
