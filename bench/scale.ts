@@ -262,11 +262,6 @@ async function series(
   return { ...s, firstBody };
 }
 
-/**
- * Counts the log lines saying a projection did not apply an event (`<projection>: event <id> not applied:
- * <reason>`, the projector's and the rebuild's warning), keeping the first few; other lines pass through to
- * stderr.
- */
 /** V8's `--trace-gc` line ("[pid:0xisolate] 1185 ms: Mark-Compact …"), read by `liveHeapPeak`, not echoed. */
 const GC_TRACE_LINE = /^\[\d+:0x[0-9a-f]+\]/;
 
@@ -276,6 +271,11 @@ function heapLimitMb(flags: readonly string[]): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/**
+ * Counts the log lines saying a projection did not apply an event (`<projection>: event <id> not applied:
+ * <reason>`, the projector's and the rebuild's warning), keeping the first few; other lines pass through to
+ * stderr.
+ */
 function skipCounter(who: string): { feed: (d: Buffer) => void; count: number; examples: string[] } {
   let rest = '';
   const c = {
@@ -1189,27 +1189,31 @@ async function main(): Promise<void> {
         );
         const uHeaders = { authorization: peer.adminToken };
         const rows: Record<string, unknown>[] = [];
-        for (const s of searches) {
+        // one path asked of Unleash and of flaglens in turns: the medians, Unleash's first answer and its failures
+        const inTurns = async (path: string) => {
           const u: number[] = [];
           const f: number[] = [];
-          let uTotal: number | undefined;
-          let uFailed = 0;
+          let first: string | undefined;
+          let failed = 0;
           for (let turn = 0; turn < UNLEASH_TURNS; turn++) {
-            const ur = await timedGet(peer.port, s.path, uHeaders, { keep: turn === 0, timeoutMs: 60_000 });
-            if (turn === 0) uTotal = total(ur.body);
-            if (ur.status !== 200) uFailed++;
+            const ur = await timedGet(peer.port, path, uHeaders, { keep: turn === 0, timeoutMs: 60_000 });
+            if (turn === 0) first = ur.body;
+            if (ur.status !== 200) failed++;
             u.push(ur.totalMs);
-            f.push((await timedGet(port, s.path, admin)).totalMs);
+            f.push((await timedGet(port, path, admin)).totalMs);
           }
-          const row = {
-            name: s.name,
+          return {
             unleashMs: round(median(u)),
             flaglensMs: round(median(f)),
             speedup: round(median(u) / median(f)),
-            unleashTotal: uTotal,
-            flaglensTotal: s.total,
-            unleashFailed: uFailed,
+            first,
+            unleashFailed: failed,
           };
+        };
+        for (const s of searches) {
+          const { first, ...timed } = await inTurns(s.path);
+          const uTotal = total(first);
+          const row = { name: s.name, ...timed, unleashTotal: uTotal, flaglensTotal: s.total };
           rows.push(row);
           log(
             `Unleash ${row.unleashMs} ms, flaglens ${row.flaglensMs} ms: ×${row.speedup} (${s.name}; totals ${uTotal} / ${s.total})`,
@@ -1223,23 +1227,10 @@ async function main(): Promise<void> {
           await udb.query(`INSERT INTO projects (id, name) VALUES ($1, $1) ON CONFLICT (id) DO NOTHING`, [
             largest,
           ]);
-          const path = `/api/admin/projects/${encodeURIComponent(largest)}/status`;
-          const u: number[] = [];
-          const f: number[] = [];
-          let uFailed = 0;
-          for (let turn = 0; turn < UNLEASH_TURNS; turn++) {
-            const ur = await timedGet(peer.port, path, uHeaders, { timeoutMs: 60_000 });
-            if (ur.status !== 200) uFailed++;
-            u.push(ur.totalMs);
-            f.push((await timedGet(port, path, admin)).totalMs);
-          }
-          projectStatus = {
-            project: largest,
-            unleashMs: round(median(u)),
-            flaglensMs: round(median(f)),
-            speedup: round(median(u) / median(f)),
-            unleashFailed: uFailed,
-          };
+          const { first: _first, ...timed } = await inTurns(
+            `/api/admin/projects/${encodeURIComponent(largest)}/status`,
+          );
+          projectStatus = { project: largest, ...timed };
           log(
             `project status of ${largest}: Unleash ${projectStatus.unleashMs} ms, flaglens ${projectStatus.flaglensMs} ms: ×${projectStatus.speedup}`,
           );
