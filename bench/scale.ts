@@ -1174,6 +1174,7 @@ async function main(): Promise<void> {
       result.search.unleashSpeedupSkipped =
         'not asked for: `--unleash` starts Unleash 8.2.0 and gives it the first 1,000,000 events (all with --quick) by SQL';
     } else
+      // a failure here is the run's error, not its end: the stages after it do not need Unleash
       await stage('unleash', async () => {
         installPeer(log, '8.2.0');
         const peer: Peer = await startPeer(await freePort(), undefined, { version: '8.2.0' });
@@ -1246,6 +1247,9 @@ async function main(): Promise<void> {
         });
         await udb.end();
         await peer.stop();
+      }).catch((e: unknown) => {
+        result.search.unleashSpeedup = null;
+        result.errors.push(`the Unleash stage failed: ${(e as Error).stack ?? String(e)}`);
       });
 
     // ------------------------------------------------------------------ reads as of an instant
