@@ -11,6 +11,8 @@ import type { JsonBody } from '../common/json-body';
 import { FlagEventLists, WHOLE_LIST_EVENTS } from './flag-event-lists';
 
 const EVENTS = 12_000;
+/** Events of the flag `ordinary`. */
+const ORDINARY = 2_000;
 
 async function text(body: JsonBody | Readable): Promise<string> {
   if (!(body instanceof Readable)) return body.bytes.toString('utf8');
@@ -72,6 +74,17 @@ describe('FlagEventLists (real Postgres)', () => {
         offset: null,
       },
     ]);
+    // an ordinary flag of a large installation (10 million events over 5,000 flags)
+    await appendEvents(
+      c,
+      Array.from({ length: ORDINARY }, (_, i) => ({
+        event: testEvent(EVENTS + 2 + i, 'feature-updated', { featureName: 'ordinary', project: 'default' }),
+        knownType: true,
+        topic: null,
+        partition: null,
+        offset: null,
+      })),
+    );
     await c.query('COMMIT');
     c.release();
     events = new EventLogReadModel({ pool: () => pool });
@@ -101,6 +114,40 @@ describe('FlagEventLists (real Postgres)', () => {
       `{"version":1,"toggleName":"long","events":[${expected.eventsJson}],"totalEvents":${EVENTS}}`,
     );
     expect(EVENTS).toBeGreaterThan(WHOLE_LIST_EVENTS);
+  });
+
+  it("starts answering an ordinary flag's list before it has read it whole", async () => {
+    // the rows each cursor page brought, in order
+    const pages: number[] = [];
+    const open = events.openEventsOfFlag.bind(events);
+    const watched = new EventLogReadModel({ pool: () => pool });
+    watched.openEventsOfFlag = async (...args) => {
+      const cursor = await open(...args);
+      return {
+        next: async (n: number) => {
+          const page = await cursor.next(n);
+          pages.push(page.length);
+          return page;
+        },
+        close: () => cursor.close(),
+      };
+    };
+    const config = loadConfig({ DATABASE_URL: db.url });
+    const reads = { pool: () => pool } as unknown as ProjectionReads;
+    const fresh = new FlagEventLists(
+      watched,
+      reads,
+      new FlagEventsCache(config, new ChangeListener(config), reads),
+    );
+    const body = await fresh.open('ordinary', 'ordinary', [], true);
+    // its head and first page are written now, from the first page alone
+    expect(body).toBeInstanceOf(Readable);
+    expect(pages).toEqual([WHOLE_LIST_EVENTS + 1]);
+    expect(WHOLE_LIST_EVENTS + 1).toBeLessThan(ORDINARY / 4);
+    const expected = await events.eventsOfFlag('ordinary');
+    expect(await text(body)).toBe(
+      `{"version":1,"toggleName":"ordinary","events":[${expected.eventsJson}],"totalEvents":${ORDINARY}}`,
+    );
   });
 
   it('reads a list that fits with one statement, without a cursor', async () => {

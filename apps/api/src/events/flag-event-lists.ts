@@ -10,8 +10,12 @@ import { ChangeDroppedCache } from '../read-db/change-dropped.cache';
 import { ChangeListener } from '../read-db/change-listener.service';
 import { ProjectionReads } from '../read-db/projection-reads.service';
 
-/** Lists of at most this many events are answered whole, kept in the cache with their ETag. */
-export const WHOLE_LIST_EVENTS = 5_000;
+/**
+ * Lists of at most this many events are answered whole, kept in the cache with their ETag; a longer one is
+ * streamed from its first page of this many events on, so its first byte waits for those alone, not for the
+ * rest of its history (at 10 million events an ordinary flag has about 2,000, each on a page of its own).
+ */
+export const WHOLE_LIST_EVENTS = 250;
 /** Events rendered between two turns of the event loop (a few milliseconds of work). */
 export const SLICE_EVENTS = 250;
 /** Lists read by one statement at most (the misses of one turn of the event loop, usually far fewer). */
