@@ -39,8 +39,9 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
     [whole, cut] = await Promise.all([
       // the whole stack's projector checkpoints every 20 events: the reads with `at` start from one
       startStack('as_of_whole_e2e', { FLAGLENS_CLOCK: PINNED, AS_OF_CHECKPOINT_EVENTS: '20' }),
-      // the cut stack is never read with `at` but here, bounded to replays of 10 events: refused
-      startStack('as_of_cut_e2e', { FLAGLENS_CLOCK: T, AS_OF_MAX_REPLAY_EVENTS: '10' }),
+      // the cut stack is never read with `at` but here, bounded to replays of 10 events: refused; its diffs to
+      // ranges of 5 events
+      startStack('as_of_cut_e2e', { FLAGLENS_CLOCK: T, AS_OF_MAX_REPLAY_EVENTS: '10', DIFF_MAX_EVENTS: '5' }),
     ]);
     await whole.publish(fileOf('whole', events));
     await cut.publish(fileOf('cut', upToT));
@@ -105,5 +106,26 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
     expect(body.message).toMatch(
       /^as of .+ the read would replay \d+ events from the first, more than the 10 it may \(AS_OF_MAX_REPLAY_EVENTS\)/,
     );
+  });
+
+  it('a diff whose range holds more events than DIFF_MAX_EVENTS: 400 at once, before either instant is read', async () => {
+    const diff = (from: string) =>
+      apiGet(
+        cut.port,
+        `/api/admin/diff?path=${encodeURIComponent('/api/admin/projects/default/overview')}&from=${from}&to=${T}`,
+        tokens.cut.admin,
+      );
+    // the whole history: more than 5 events of the project, and reads as of either end that would be refused
+    const wide = await diff('2000-01-01T00:00:00Z');
+    expect(wide.status).toBe(400);
+    expect(wide.json()).toMatchObject({
+      name: 'BadDataError',
+      message: expect.stringMatching(/more than 5 events of this read's scope: narrow the range$/),
+    });
+    // a range of at most 5 of its events (the sample's events are dense: none in the 50 ms before T): the
+    // reads' own refusal, with its reason
+    const narrow = await diff(new Date(Date.parse(T) - 50).toISOString());
+    expect({ status: narrow.status, body: narrow.text }).toMatchObject({ status: 503 });
+    expect((narrow.json() as { message: string }).message).toMatch(/AS_OF_MAX_REPLAY_EVENTS/);
   });
 });

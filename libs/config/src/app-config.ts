@@ -279,6 +279,16 @@ export class AppConfig {
   @Max(1_000_000_000)
   AS_OF_MAX_REPLAY_EVENTS = 200_000;
 
+  /**
+   * `GET /api/admin/diff` lists the events of the range within the read's scope; a range holding more than this
+   * is refused at once (400, saying so: narrow it), before either instant's answer is read.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  DIFF_MAX_EVENTS = 10_000;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 

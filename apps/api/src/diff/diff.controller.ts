@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AS_OF_PARAMETER } from '@flaglens/contract';
-import { Clock } from '@flaglens/config';
+import { AppConfig, Clock } from '@flaglens/config';
 import { EventLogReadModel, identityEventTypes, type EventScope } from '@flaglens/projections';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { Visibility } from '../auth/visibility.service';
@@ -13,9 +13,6 @@ import { jsonBody, sendJson } from '../common/json-body';
 import { badData, requestRefused } from '../common/unleash-errors';
 import { DiffDoc } from './diff.docs';
 import { jsonDiff, type Json } from '@flaglens/contract/json-diff';
-
-/** The most events one diff lists; a range holding more is refused with that reason (narrow it). */
-export const MAX_DIFF_EVENTS = 10_000;
 
 /**
  * The reads that answer as of an instant (`at=`), by path, with whose events explain a change of their answer.
@@ -69,6 +66,7 @@ export class DiffController {
     private readonly events: EventLogReadModel,
     private readonly visibility: Visibility,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   @Get('diff')
@@ -79,8 +77,8 @@ export class DiffController {
       "The read of `path` (one that takes `at=`: a project overview, a flag's events, the profile, the event " +
       'list and search, the insights) as of `from` and as of `to` (default now), the RFC 6902 patch from one ' +
       'to the other (lists of things with a name or an id compared by it), and the events in (from, to] within ' +
-      "the read's scope. A malformed or reversed range: 400 BadDataError; a range holding more than " +
-      `${MAX_DIFF_EVENTS} events of its scope: 400 saying so. A thing found at one instant and not at the other (a project ` +
+      "the read's scope. A malformed or reversed range: 400 BadDataError; a range holding more events of its " +
+      'scope than DIFF_MAX_EVENTS (10,000 by default): 400 saying so, at once. A thing found at one instant and not at the other (a project ' +
       'created or deleted in the range) is null there; any other refusal of the read (404, 403) is answered as it is.',
   })
   @ApiQuery({ name: 'path', required: true, example: '/api/admin/projects/default/overview' })
@@ -116,14 +114,17 @@ export class DiffController {
       toParam === undefined || toParam === '' ? this.clock.now().toISOString() : asOfInstant(toParam, 'to')!;
     if (Date.parse(from) >= Date.parse(to)) throw requestRefused('"from" must be before "to"', '/query/from');
 
+    // the range's events first: one holding too many is refused at once, before two reads as of an instant that
+    // may each take up to the statement timeout (or be refused for another reason) on a large history
     const scope = read.r.scope(read.m!, url.searchParams, userId);
-    const [before, after, events] = await Promise.all([
-      this.answerAt(req, url, from),
-      this.answerAt(req, url, to),
-      this.visibility
-        .hiddenProjects(userId)
-        .then((hidden) => this.events.eventsBetween(scope, from, to, hidden, MAX_DIFF_EVENTS)),
-    ]);
+    const max = this.config.DIFF_MAX_EVENTS;
+    const hidden = await this.visibility.hiddenProjects(userId);
+    const events = await this.events.eventsBetween(scope, from, to, hidden, max);
+    if (events === null)
+      throw badData(
+        `between ${from} and ${to} there are more than ${max} events of this read's scope: narrow the range`,
+      );
+    const [before, after] = await Promise.all([this.answerAt(req, url, from), this.answerAt(req, url, to)]);
     // A thing found at one instant and not at the other (a project created, or deleted, in the range: access is
     // judged now, so a 404 beside a 200 is its absence then) is null there. Any other refusal (an unknown or
     // hidden project: 404 at both; 403) answers the diff as the read answers itself.
@@ -136,10 +137,6 @@ export class DiffController {
       return;
     }
     const [beforeBody, afterBody] = [before, after].map((a) => (a.status === 200 ? a.body : 'null'));
-    if (events === null)
-      throw badData(
-        `between ${from} and ${to} there are more than ${MAX_DIFF_EVENTS} events of this read's scope: narrow the range`,
-      );
     const patch = jsonDiff(JSON.parse(beforeBody) as Json, JSON.parse(afterBody) as Json);
     await sendJson(
       res,
