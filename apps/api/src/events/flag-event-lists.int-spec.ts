@@ -94,10 +94,14 @@ describe('FlagEventLists (real Postgres)', () => {
       opened++;
       return open(...args);
     };
+    lists = listsOf(events);
+  });
+  /** Lists read through `model`, with a cache whose change feed is not listened to. */
+  const listsOf = (model: EventLogReadModel) => {
     const config = loadConfig({ DATABASE_URL: db.url });
     const reads = { pool: () => pool } as unknown as ProjectionReads;
-    lists = new FlagEventLists(events, reads, new FlagEventsCache(config, new ChangeListener(config), reads));
-  });
+    return new FlagEventLists(model, reads, new FlagEventsCache(config, new ChangeListener(config), reads));
+  };
   afterAll(async () => {
     await pool.end();
     await db.drop();
@@ -132,13 +136,7 @@ describe('FlagEventLists (real Postgres)', () => {
         close: () => cursor.close(),
       };
     };
-    const config = loadConfig({ DATABASE_URL: db.url });
-    const reads = { pool: () => pool } as unknown as ProjectionReads;
-    const fresh = new FlagEventLists(
-      watched,
-      reads,
-      new FlagEventsCache(config, new ChangeListener(config), reads),
-    );
+    const fresh = listsOf(watched);
     const body = await fresh.open('ordinary', 'ordinary', [], true);
     // its head and first page are written now, from the first page alone
     expect(body).toBeInstanceOf(Readable);
