@@ -16,17 +16,50 @@ import { createProjectorApp } from '../../../projector/src/main';
 import { LiveProjector } from '../../../projector/src/live-projector.service';
 
 /**
- * The fact the next waits need: the projector found the topic and its consumer joined the group. A loaded
- * broker can take long to form a new group; waiting for this first (with room) keeps a slow join from being
- * read as a projection that does not happen, and says which of the two stalled.
+ * The fact the next waits need: the projector found the topic and its consumer joined the group with every
+ * partition of the topic. A loaded broker can take long to form a new group; waiting for this first (with
+ * room) keeps a slow join from being read as a projection that does not happen, and says which of the two
+ * stalled.
  */
-async function joined(app: INestApplication): Promise<void> {
+async function joined(app: INestApplication, partitions = 3): Promise<void> {
   const projector = app.get(LiveProjector);
   await waitFor(
-    'the projector to join its group',
-    async () => projector.waitingFor === null && projector.consumer.isJoined,
+    `the projector to join its group with ${partitions} partitions`,
+    async () =>
+      projector.waitingFor === null &&
+      projector.consumer.isJoined &&
+      projector.consumer.assigned.length === partitions,
     { timeoutMs: 180_000 },
   );
+}
+
+/**
+ * Waits for `count` rows of `sql` as the projector writes them; on a time-out the message says what the
+ * projector had done by then (the rows so far, its partitions, whether it still runs).
+ */
+async function rows(app: INestApplication, db: TestDatabase, sql: string, count: number): Promise<void> {
+  const projector = app.get(LiveProjector);
+  let seen: unknown[] = [];
+  try {
+    await waitFor(
+      `${count} rows of ${sql}`,
+      async () => {
+        seen = await db.query(sql);
+        return seen.length === count;
+      },
+      { timeoutMs: 180_000 },
+    );
+  } catch (e) {
+    const state = {
+      seen,
+      assigned: projector.consumer.assigned,
+      joined: projector.consumer.isJoined,
+      waitingFor: projector.waitingFor,
+      failure: projector.failure,
+      msSinceProgress: Date.now() - projector.consumer.lastProgress,
+    };
+    throw new Error(`${(e as Error).message}; projector: ${JSON.stringify(state)}`);
+  }
 }
 
 /** Dead letters re-driven after a configuration change are projected exactly once (real Kafka and Postgres). */
@@ -90,8 +123,8 @@ describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
     app.useLogger(['error']);
     await app.init();
     await joined(app);
-    await waitFor('5 dead letters', async () => (await db.query('SELECT id FROM dead_letters')).length === 5);
-    await waitFor('2 stored', async () => (await db.query('SELECT id FROM event_log')).length === 2);
+    await rows(app, db, 'SELECT partition, "offset", reason_code FROM dead_letters ORDER BY id', 5);
+    await rows(app, db, 'SELECT id FROM event_log', 2);
     const before = await offsets();
 
     const listed = JSON.parse((await runCli(env(), ['dead-letters', 'list', '--json'])).stdout) as {
@@ -196,11 +229,8 @@ describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
       await live.init();
       apps.push(live);
       await joined(live);
-      await waitFor(
-        '1 stored, 1 dead',
-        async () => (await db2.query('SELECT id FROM event_log')).length === 1,
-      );
-      await waitFor('dead letter', async () => (await db2.query('SELECT id FROM dead_letters')).length === 1);
+      await rows(live, db2, 'SELECT id FROM event_log', 1);
+      await rows(live, db2, 'SELECT partition, "offset", reason_code FROM dead_letters', 1);
 
       // the cause is fixed (a larger limit) and the dead letter re-driven: it comes before the archive
       // with --json: one JSON document on stdout, the summary and the rebuild it ran (progress on stderr)
@@ -225,7 +255,7 @@ describe('dead-letters redrive (CLI, real Kafka and Postgres)', () => {
       await fresh.init();
       apps.push(fresh);
       await joined(fresh);
-      await waitFor('both stored', async () => (await single.query('SELECT id FROM event_log')).length === 2);
+      await rows(fresh, single, 'SELECT id FROM event_log', 2);
       const table = (d: TestDatabase, sql: string) => d.query(sql);
       for (const sql of [
         `SELECT name, project, type, stale, created_at, archived_at, deleted FROM flag_state ORDER BY name`,
