@@ -157,9 +157,12 @@ async function timedReport(
 async function store(url: string): Promise<number> {
   return withClient(url, async (c) => {
     const t = process.hrtime.bigint();
-    await c.query('BEGIN');
-    await storeInsightsWeeks(c, new Date(FAR_PAST_NOW));
-    await c.query('COMMIT');
+    // chunk after chunk, each its own transaction, as the projector's job stores them
+    for (let weeks = 1; weeks > 0;) {
+      await c.query('BEGIN');
+      weeks = await storeInsightsWeeks(c, new Date(FAR_PAST_NOW));
+      await c.query('COMMIT');
+    }
     return Math.round(Number(process.hrtime.bigint() - t) / 1e6);
   });
 }

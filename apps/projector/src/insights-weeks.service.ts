@@ -35,13 +35,13 @@ export class InsightsWeeksStore implements OnApplicationBootstrap, BeforeApplica
   constructor(
     private readonly applier: BatchApplier,
     private readonly config: AppConfig,
-    monitor: ConsumerProgressMonitor,
+    private readonly monitor: ConsumerProgressMonitor,
   ) {
     this.clock = clockFromConfig(config.FLAGLENS_CLOCK);
     this.looks = new WhenIdle(
       () => monitor.lastBatchAt,
       INSIGHTS_STORE_LOOKS,
-      () => this.store(),
+      (busy) => this.store(busy),
     );
   }
 
@@ -53,13 +53,23 @@ export class InsightsWeeksStore implements OnApplicationBootstrap, BeforeApplica
     await this.looks.stop();
   }
 
-  /** Never rejects: a failure is logged and the next look tries again. */
-  async store(): Promise<void> {
+  /**
+   * Stores chunk after chunk (each its own transaction, batches going on between them) while the projector is
+   * idle; while batches flow, one chunk per look. Never rejects: a failure is logged and the next look tries
+   * again.
+   */
+  async store(busy = false): Promise<void> {
     try {
       const t0 = Date.now();
-      const weeks = await this.applier.transaction((c) =>
-        storeInsightsWeeks(c, this.clock.now(), this.config.INSIGHTS_MAX_WEEKS),
-      );
+      let weeks = 0;
+      for (;;) {
+        const chunk = await this.applier.transaction((c) =>
+          storeInsightsWeeks(c, this.clock.now(), this.config.INSIGHTS_MAX_WEEKS),
+        );
+        weeks += chunk;
+        const flowing = Date.now() - this.monitor.lastBatchAt < INSIGHTS_STORE_LOOKS.idleMs;
+        if (chunk === 0 || busy || flowing || this.looks.stopping) break;
+      }
       if (weeks > 0) this.log.log(`stored ${weeks} insights weeks in ${Date.now() - t0} ms`);
       this.lastFailure = undefined;
     } catch (e) {

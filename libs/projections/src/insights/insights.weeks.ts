@@ -9,6 +9,7 @@ import {
 } from './insights.read-model';
 
 const addDays = (day: string, n: number) => new Date(Date.parse(day) + n * DAY_MS).toISOString().slice(0, 10);
+const minDay = (a: string, b: string) => (a < b ? a : b);
 
 /**
  * Stored weeks of the insights (the per-project flag figures, the SDK metrics per project, the users, and the
@@ -34,17 +35,27 @@ export async function invalidateInsightsWeeks(client: PoolClient, day: string): 
 }
 
 /**
+ * At most this many weeks are computed in one store (one transaction): a store holds batches back while it
+ * computes, and a history of years computed in one statement outlasts any lock a batch can wait for. The next
+ * store goes on from where this one ended (`valid_until`).
+ */
+export const INSIGHTS_STORE_CHUNK_WEEKS = 26;
+
+/**
  * Stores the weeks before the week of `now` (at most `maxWeeks` weeks back) that are not stored or no longer
- * valid, inside the caller's transaction (search_path set to the projection's schema), which the caller then
- * commits. When something is to store, it first locks the report's inputs against writes (SHARE, in the order
- * batches write them: it waits for batches in flight, and new batches wait for it), so rows are never computed
- * from a snapshot that a concurrent batch invalidates unseen. Returns the weeks (re)computed; 0 when all were
- * stored (then it took no lock).
+ * valid, at most `chunkWeeks` of them, oldest first, inside the caller's transaction (search_path set to the
+ * projection's schema), which the caller then commits. When something is to store, it first locks the report's
+ * inputs against writes (SHARE, in the order batches write them: it waits for batches in flight, and new
+ * batches wait for it), so rows are never computed from a snapshot that a concurrent batch invalidates unseen.
+ * Weeks before the first event's have no rows and are not computed. Returns the weeks (re)computed: 0 when all
+ * were stored (then it took no lock, unless the sums before the current week were to store); more than 0 when
+ * the caller should call it again to go on.
  */
 export async function storeInsightsWeeks(
   client: PoolClient,
   now: Date,
   maxWeeks = DEFAULT_INSIGHTS_MAX_WEEKS,
+  chunkWeeks = INSIGHTS_STORE_CHUNK_WEEKS,
 ): Promise<number> {
   const target = mondayOf(now.toISOString().slice(0, 10));
   const earliest = addDays(target, -7 * maxWeeks);
@@ -84,10 +95,15 @@ export async function storeInsightsWeeks(
   // the valid rows are kept when they cover the span's start (a row's figures do not depend on where the
   // span starts); else the whole span is recomputed
   const keep = m.valid_from <= earliest && m.valid_until > earliest && m.first_day === m.first;
-  const from = keep ? (m.valid_until < target ? m.valid_until : target) : earliest;
+  const invalidFrom = keep ? (m.valid_until < target ? m.valid_until : target) : earliest;
+  // no week before the first event's has rows: the computation starts at the later of the two
+  const firstWeek =
+    m.first === 'infinity' ? target : /^\d{4}-\d{2}-\d{2}$/.test(m.first) ? mondayOf(m.first) : earliest;
+  const from = invalidFrom < firstWeek ? (firstWeek < target ? firstWeek : target) : invalidFrom;
+  const until = from < target ? minDay(target, addDays(from, 7 * Math.max(1, chunkWeeks))) : target;
   if (keep)
     await client.query(`DELETE FROM insights_project_weeks WHERE ws >= $1::date OR ws < $2::date`, [
-      from,
+      invalidFrom,
       earliest,
     ]);
   else await client.query(`DELETE FROM insights_project_weeks`);
@@ -98,33 +114,37 @@ export async function storeInsightsWeeks(
     'insights_user_totals_weeks',
   ])
     if (keep)
-      await client.query(`DELETE FROM ${table} WHERE ws >= $1::date OR ws < $2::date`, [from, earliest]);
+      await client.query(`DELETE FROM ${table} WHERE ws >= $1::date OR ws < $2::date`, [
+        invalidFrom,
+        earliest,
+      ]);
     else await client.query(`DELETE FROM ${table}`);
-  if (from < target)
-    // the reference computation as of the Sunday before the current week: closed weeks only, from `from` on
+  if (from < until) {
+    // the reference computation as of the Sunday before the current week, of the closed weeks from `from` to
+    // the Sunday before `until` (a week's figures depend on events up to its end, not on where the span ends)
+    const params = [addDays(target, -1), from, addDays(until, -1), from];
     await client.query(
       `INSERT INTO insights_project_weeks (ws, project, total, stale, ps)
        SELECT ws::date, project, total, stale, ps FROM (${PROJECT_FLAGS_SQL}) x`,
-      [addDays(target, -1), from, null, from, []],
+      [...params, []],
     );
-  if (from < target) {
     // the SDK metrics and the users of the weeks stored, computed as the report does
     await client.query(
       `INSERT INTO insights_metric_weeks (ws, project, yes, no, apps, flags, envs)
        SELECT ws::date, project, yes, no, apps, flags, envs FROM (${METRICS_SQL}) x`,
-      [addDays(target, -1), from, null, from, []],
+      [...params, []],
     );
     await client.query(
       `INSERT INTO insights_user_totals_weeks (ws, total, active)
        SELECT ws::date, total, active FROM (${USERS_SQL}) x`,
-      [addDays(target, -1), from, null, from],
+      params,
     );
     // environment updates of the weeks stored (their types are joined at read time)
     await client.query(
       `INSERT INTO insights_env_project_weeks (ws, environment, project, n)
        SELECT date_trunc('week', day)::date, environment, project, sum(n) FROM insights_env_project_updates
         WHERE day >= $1::date AND day < $2::date GROUP BY 1, 2, 3`,
-      [from, target],
+      [from, until],
     );
     await client.query(
       `INSERT INTO insights_env_weeks (ws, environment, n)
@@ -146,8 +166,8 @@ export async function storeInsightsWeeks(
     [target],
   );
   await client.query(
-    `UPDATE insights_weeks_stored SET valid_from = $1, valid_until = $2, base_at = $2, first_day = $3`,
-    [earliest, target, m.first],
+    `UPDATE insights_weeks_stored SET valid_from = $1, valid_until = $2, base_at = $3, first_day = $4`,
+    [earliest, until, target, m.first],
   );
-  return from < target ? Math.round((Date.parse(target) - Date.parse(from)) / WEEK_MS) : 0;
+  return from < until ? Math.round((Date.parse(until) - Date.parse(from)) / WEEK_MS) : 0;
 }
