@@ -32,6 +32,7 @@ import { InsightsStoredWeeks1763800004210 } from './insights/insights-stored-wee
 import { InsightsStoredMetrics1763800005400 } from './insights/insights-stored-metrics.migration';
 import { Lifecycle1763800004620 } from './lifecycle/lifecycle.migration';
 import { LifecycleEnableSpans1763800005500 } from './lifecycle/lifecycle-enable-spans.migration';
+import { LifecycleSpansApart1763800005600 } from './lifecycle/lifecycle-spans-apart.migration';
 
 /**
  * The migrations of the projections' tables, each beside its projection (`<projection>/*.migration.ts`), listed by
@@ -78,6 +79,7 @@ export const PROJECTIONS_OWN_MIGRATIONS: (new () => MigrationInterface)[] = [
   InsightsStoredMetrics1763800005400,
   Lifecycle1763800004620,
   LifecycleEnableSpans1763800005500,
+  LifecycleSpansApart1763800005600,
 ];
 
 /**

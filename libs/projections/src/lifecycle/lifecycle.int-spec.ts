@@ -16,11 +16,22 @@ import {
 import type { QueryRunner } from 'typeorm';
 import { LifecycleReadModel } from './lifecycle.read-model';
 import { LifecycleEnableSpans1763800005500 } from './lifecycle-enable-spans.migration';
+import { LifecycleSpansApart1763800005600 } from './lifecycle-spans-apart.migration';
 import { feedProjections } from '@flaglens/testing/support/feed-projections';
 
 /** The lifecycle projection on real Postgres, applied as the projector does (one transaction per batch). */
 const TABLES = ['lifecycle_flags', 'lifecycle_enable_spans', 'lifecycle_sightings'];
 const END = '2026-11-01T00:00:00.000Z';
+
+/** Pairs of stored spans of a flag and environment that overlap. */
+async function overlaps(db: TestDatabase): Promise<number> {
+  const [{ n }] = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM lifecycle_enable_spans a JOIN lifecycle_enable_spans b
+        ON a.feature_name = b.feature_name AND a.environment = b.environment
+       AND (a.from_at, a.to_at) < (b.from_at, b.to_at) AND b.from_at < a.to_at`,
+  );
+  return n;
+}
 
 async function dump(db: TestDatabase): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
@@ -115,9 +126,37 @@ function lifecycleHistory(): FlagEvent[] {
       data: { name: 'staging', type: 'production', sortOrder: 5, enabled: true },
     }),
   );
-  return [...base, ...extra].sort((a, b) =>
+  const sorted = [...base, ...extra].sort((a, b) =>
     a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0,
   );
+  // events dated out of order, last in the log: of the flags toggled again and again, a span from inside the
+  // second toggle to inside the third overlaps both (stored as one span with them, `mergeSpans`), and for every
+  // tenth of them one inside the fourth (stored within it)
+  const late: FlagEvent[] = [];
+  flags.forEach((f, i) => {
+    if (i % 5 !== 2) return;
+    const project = f.split('.')[0];
+    const when = (h: number) =>
+      new Date(Date.parse(END) - 86_400_000 * (i % 20) + h * 3_600_000).toISOString();
+    const toggle = (from: number, to: number) =>
+      late.push(
+        testEvent(++id, 'feature-environment-enabled', {
+          featureName: f,
+          project,
+          environment: 'production',
+          createdAt: when(from),
+        }),
+        testEvent(++id, 'feature-environment-disabled', {
+          featureName: f,
+          project,
+          environment: 'production',
+          createdAt: when(to),
+        }),
+      );
+    toggle(-200 + 40 + 5, -200 + 80 + 5);
+    if (i % 10 === 2) toggle(-200 + 120 + 2, -200 + 120 + 4);
+  });
+  return [...sorted, ...late];
 }
 
 describe('lifecycle projection (real Postgres)', () => {
@@ -179,9 +218,46 @@ describe('lifecycle projection (real Postgres)', () => {
     expect(await answers(model)).toEqual(answered);
   });
 
+  it('the migration merges the stored spans that overlap; the answers stay', async () => {
+    const { db, ds, model } = await fresh('lc_spans_apart');
+    await feedProjections(ds, [history]);
+    const written = await dump(db);
+    const answered = await answers(model);
+    // spans as the release before stored them: each as it was closed, overlapping ones apart
+    const [flag] = await db.query<{ feature_name: string; environment: string; from_at: Date; to_at: Date }>(
+      `SELECT feature_name, environment, from_at, to_at FROM lifecycle_enable_spans
+        ORDER BY feature_name, from_at LIMIT 1`,
+    );
+    const at = (d: Date, h: number) => new Date(d.getTime() + h * 3_600_000).toISOString();
+    await db.query(`DELETE FROM lifecycle_enable_spans WHERE feature_name = $1 AND from_at = $2`, [
+      flag.feature_name,
+      flag.from_at,
+    ]);
+    const parts = [
+      [flag.from_at.toISOString(), at(flag.to_at, -1)],
+      [at(flag.from_at, 0.5), flag.to_at.toISOString()],
+    ];
+    for (const [from, to] of parts)
+      await db.query(
+        `INSERT INTO lifecycle_enable_spans (feature_name, environment, from_at, to_at) VALUES ($1, $2, $3, $4)`,
+        [flag.feature_name, flag.environment, from, to],
+      );
+    expect(await overlaps(db)).toBe(1);
+    await new LifecycleSpansApart1763800005600().up({
+      query: (sql: string) => db.query(sql),
+    } as unknown as QueryRunner);
+    expect(await overlaps(db)).toBe(0);
+    expect(await dump(db)).toEqual(written);
+    expect(await answers(model)).toEqual(answered);
+  });
+
   it('agrees with the pure rules applied to the pure reductions of the same events', async () => {
-    const { ds, model } = await fresh('lc_oracle');
+    const { db, ds, model } = await fresh('lc_oracle');
     await feedProjections(ds, interleavedBatches(history, 7, 150));
+    // the spans dated out of order were stored merged: fewer than were closed, none overlapping another
+    expect(await overlaps(db)).toBe(0);
+    const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM lifecycle_enable_spans`);
+    expect(n).toBeLessThan(reduceLifecycleFlags(new Map(), history).closed.length);
     // the oracle: every reduction over the whole history, in order
     const flagState = new Map<string, FlagRow>();
     for (const r of reduceFlagState(new Map(), history).rows) flagState.set(r.name, r);

@@ -6,6 +6,7 @@ import {
   daysFigure,
   lifecycleSummary,
   median,
+  mergeSpans,
   mergeSightings,
   reduceLifecycleFlags,
   sightingsOf,
@@ -299,5 +300,45 @@ describe('lifecycle logic (Unleash 8.2.0 feature-lifecycle-service rules)', () =
     const later = lifecycleSummary(flags, new Date(validUntil! - 1)).body;
     expect(later).toEqual(body);
     expect(lifecycleSummary(flags, new Date(validUntil! + 1001)).body).not.toEqual(body);
+  });
+});
+
+describe('mergeSpans', () => {
+  const span = (from: number, to: number, environment = 'production', name = 'f') => ({
+    name,
+    environment,
+    from: new Date(Date.UTC(2026, 0, 1, from)).toISOString(),
+    to: new Date(Date.UTC(2026, 0, 1, to)).toISOString(),
+  });
+
+  it('makes overlapping spans of a flag and environment one; touching ones, other environments and flags stay apart', () => {
+    expect(
+      mergeSpans([
+        span(10, 20),
+        span(5, 15),
+        span(20, 22),
+        span(30, 40),
+        span(32, 35),
+        span(12, 18, 'development'),
+        span(11, 13, 'production', 'g'),
+      ]),
+    ).toEqual([
+      span(12, 18, 'development'),
+      span(5, 20),
+      span(20, 22),
+      span(30, 40),
+      span(11, 13, 'production', 'g'),
+    ]);
+  });
+
+  it('gives the same spans in any order, and again for its own result with any of the spans repeated', () => {
+    const spans = [span(1, 4), span(3, 6), span(6, 8), span(7, 9), span(12, 13), span(2, 3), span(0, 1)];
+    const merged = mergeSpans(spans);
+    expect(merged).toEqual([span(0, 1), span(1, 6), span(6, 9), span(12, 13)]);
+    for (let k = 0; k < spans.length; k++) {
+      const rotated = [...spans.slice(k), ...spans.slice(0, k)];
+      for (const order of [rotated, [...rotated].reverse()]) expect(mergeSpans(order)).toEqual(merged);
+      expect(mergeSpans([...merged, spans[k]])).toEqual(merged);
+    }
   });
 });

@@ -51,6 +51,37 @@ export interface ClosedSpan {
   to: string;
 }
 
+/**
+ * The closed spans as they are stored: of each flag and environment, overlapping spans (a flag's events dated
+ * out of order: enabled at 10, disabled at 20, enabled at 5, disabled at 15) made one, from the first start to
+ * the last end, so the stored spans of a flag and environment never overlap. Spans that only touch stay
+ * apart. `stagesOf` gives the same stages for either (a sighting meets the merged span at the instant it meets
+ * the first of its parts), and the result does not depend on the spans' order, so a store of it in any order
+ * of batches ends the same. Sorted by flag, environment and start.
+ */
+export function mergeSpans(spans: readonly ClosedSpan[]): ClosedSpan[] {
+  const sorted = [...spans].sort(
+    (a, b) =>
+      (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
+      (a.environment < b.environment ? -1 : a.environment > b.environment ? 1 : 0) ||
+      ms(a.from) - ms(b.from) ||
+      ms(a.to) - ms(b.to),
+  );
+  const out: ClosedSpan[] = [];
+  for (const span of sorted) {
+    const last = out.at(-1);
+    if (
+      last &&
+      last.name === span.name &&
+      last.environment === span.environment &&
+      ms(span.from) < ms(last.to)
+    ) {
+      if (ms(span.to) > ms(last.to)) out[out.length - 1] = { ...last, to: span.to };
+    } else out.push({ ...span });
+  }
+  return out;
+}
+
 /** An SDK reported the flag in an environment at some instant within [first, last] (table `lifecycle_sightings`). */
 export interface Sighting {
   featureName: string;

@@ -4,8 +4,10 @@ import type { Projection, ProjectionContext, SourcedEvent } from '../projection'
 import { updateKeyedRows, type KeyedTable } from '../keyed-rows';
 import {
   LIFECYCLE_FLAG_TYPES,
+  mergeSpans,
   reduceLifecycleFlags,
   sightingsOf,
+  type ClosedSpan,
   type LifecycleFlagRow,
 } from './lifecycle.logic';
 
@@ -59,19 +61,7 @@ export class LifecycleProjection implements Projection {
         await client.query(`DELETE FROM lifecycle_enable_spans WHERE feature_name = ANY($1::text[])`, [
           reset,
         ]);
-      if (closed.length > 0)
-        // a span repeated (the same instants, from events stored late) adds nothing to the stages
-        await client.query(
-          `INSERT INTO lifecycle_enable_spans (feature_name, environment, from_at, to_at)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[])
-           ON CONFLICT DO NOTHING`,
-          [
-            closed.map((c) => c.name),
-            closed.map((c) => c.environment),
-            closed.map((c) => c.from),
-            closed.map((c) => c.to),
-          ],
-        );
+      if (closed.length > 0) await storeClosedSpans(client, closed);
     }
     const seen = [...sightingsOf(events.filter((e) => e.type === 'client-metrics')).values()].sort((a, b) =>
       a.featureName < b.featureName
@@ -99,4 +89,55 @@ export class LifecycleProjection implements Projection {
       ],
     );
   }
+}
+
+/**
+ * Stores the spans a batch closed, merged with the stored ones they overlap (`mergeSpans`: the stored spans of a
+ * flag and environment never overlap, which the read's one-probe lookup relies on, `LIFECYCLE_LIVE_SPAN_SQL`). As
+ * they never overlap, the stored spans a new one overlaps start at or after the last one starting at or before
+ * it, and before its end: a range of the key, however long the flag's history. A span repeated (the same
+ * instants, from events stored late) is merged into itself.
+ */
+async function storeClosedSpans(client: PoolClient, closed: readonly ClosedSpan[]): Promise<void> {
+  const overlapped = await client.query<{
+    feature_name: string;
+    environment: string;
+    from_at: Date;
+    to_at: Date;
+  }>(
+    `DELETE FROM lifecycle_enable_spans s
+      USING (SELECT n.*, COALESCE(p.from_at, '-infinity') AS lo
+               FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[]) AS n(name, environment, a, b)
+               LEFT JOIN LATERAL (SELECT from_at FROM lifecycle_enable_spans p
+                                   WHERE p.feature_name = n.name AND p.environment = n.environment AND p.from_at <= n.a
+                                   ORDER BY p.from_at DESC LIMIT 1) p ON true) n
+      WHERE s.feature_name = n.name AND s.environment = n.environment
+        AND s.from_at >= n.lo AND s.from_at < n.b AND s.to_at > n.a
+     RETURNING s.feature_name, s.environment, s.from_at, s.to_at`,
+    [
+      closed.map((c) => c.name),
+      closed.map((c) => c.environment),
+      closed.map((c) => c.from),
+      closed.map((c) => c.to),
+    ],
+  );
+  const spans = mergeSpans([
+    ...closed,
+    ...overlapped.rows.map((r) => ({
+      name: r.feature_name,
+      environment: r.environment,
+      from: r.from_at.toISOString(),
+      to: r.to_at.toISOString(),
+    })),
+  ]);
+  await client.query(
+    `INSERT INTO lifecycle_enable_spans (feature_name, environment, from_at, to_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[])`,
+    [
+      spans.map((c) => c.name),
+      spans.map((c) => c.environment),
+      spans.map((c) => c.from),
+      spans.map((c) => c.to),
+    ],
+  );
 }

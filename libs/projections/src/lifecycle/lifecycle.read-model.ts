@@ -24,17 +24,24 @@ export const LIFECYCLE_READS: Reads = {
 /**
  * Of the closed spans of flag `f` in the environment of sighting `s` (lifecycle_enable_spans), the one the
  * sighting meets first from the later of its first report and the flag's start `l.started_at` (stagesOf's
- * rule: the span's later start within the sighting, before the span ends): as JSON, or null. Its key's order
- * is the spans' starts, so only those up to the sighting's last report are read: a flag toggled thousands of
- * times reads them from the index alone, and a sighting gives stagesOf one closed span, not the history.
+ * rule: the span's later start within the sighting, before the span ends): as JSON, or null. The stored spans
+ * of a flag and environment never overlap (`mergeSpans`), so it is the last one starting at or before that
+ * instant if it reaches past it, else the first one starting after it, up to the sighting's last report: two
+ * probes of the key, however often the flag was toggled, and stagesOf is given one closed span, not the history.
  */
-const LIFECYCLE_LIVE_SPAN_SQL = `(SELECT json_build_object('environment', sp.environment, 'from', ${isoText('sp.from_at')},
-                           'to', ${isoText('sp.to_at')})
-            FROM lifecycle_enable_spans sp
-           WHERE sp.feature_name = f.name AND sp.environment = s.environment AND sp.from_at <= s.last_at
-             AND sp.to_at > GREATEST(s.first_at, l.started_at, sp.from_at)
-             AND GREATEST(s.first_at, l.started_at, sp.from_at) <= s.last_at
-           ORDER BY GREATEST(s.first_at, l.started_at, sp.from_at) LIMIT 1)`;
+const spanJson = `json_build_object('environment', sp.environment, 'from', ${isoText('sp.from_at')}, 'to', ${isoText('sp.to_at')})`;
+const LIFECYCLE_LIVE_SPAN_SQL = `COALESCE(
+            (SELECT CASE WHEN sp.to_at > GREATEST(s.first_at, l.started_at)
+                          AND GREATEST(s.first_at, l.started_at) <= s.last_at THEN ${spanJson} END
+               FROM lifecycle_enable_spans sp
+              WHERE sp.feature_name = f.name AND sp.environment = s.environment
+                AND sp.from_at <= GREATEST(s.first_at, l.started_at)
+              ORDER BY sp.from_at DESC LIMIT 1),
+            (SELECT ${spanJson}
+               FROM lifecycle_enable_spans sp
+              WHERE sp.feature_name = f.name AND sp.environment = s.environment
+                AND sp.from_at > GREATEST(s.first_at, l.started_at) AND sp.from_at <= s.last_at
+              ORDER BY sp.from_at LIMIT 1))`;
 
 /**
  * Every flag that exists (archived ones too) with its type, its lifecycle row and its sightings, in the
