@@ -228,14 +228,16 @@ WITH m AS (SELECT * FROM identity_project_members WHERE project = ANY($1::text[]
          SELECT DISTINCT m.project, m.principal_id AS group_id FROM m
            LEFT JOIN identity_groups g ON g.id = m.principal_id
           WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
-       live AS (
+       live AS MATERIALIZED (
          SELECT gu.group_id, gu.user_id FROM identity_group_users gu
            LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
        via AS (SELECT grp.project, grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id),
-            users AS (SELECT project, count(*)::int AS n FROM (
+            users AS (SELECT project, count(DISTINCT user_id)::int AS n FROM (
                         SELECT project, user_id FROM direct
-                        UNION SELECT project, user_id FROM via WHERE user_id IS NOT NULL) x GROUP BY project),
-            empty AS (SELECT DISTINCT project FROM via WHERE user_id IS NULL)
+                        UNION ALL SELECT grp.project, live.user_id FROM grp JOIN live ON live.group_id = grp.group_id) x
+                       GROUP BY project),
+            empty AS (SELECT DISTINCT project FROM grp
+                       WHERE NOT EXISTS (SELECT 1 FROM live WHERE live.group_id = grp.group_id))
        SELECT (COALESCE(users.n, 0) + CASE WHEN empty.project IS NULL THEN 0 ELSE 1 END)::int AS n
          FROM unnest($1::text[]) WITH ORDINALITY AS p(id, k)
          LEFT JOIN users ON users.project = p.id LEFT JOIN empty ON empty.project = p.id
