@@ -67,10 +67,9 @@ export const ROLE_OF_MEMBER = `identity_roles r ON r.id = COALESCE(m.role_id,
  * The rows members are counted from (semantics §3.5), as the CTEs of a WITH, of the membership rows that match
  * `memberships` (an SQL condition on `identity_project_members`): `direct` (project, user_id), the users holding a
  * non-root role in the project, deleted users excluded; `via` (project, group_id, user_id), the live users of each
- * live group with a role in it, user_id NULL for a group without any. `materializeLive`: the live users of every
- * group (`live`) read once, for a count over many projects (a lookup per group member otherwise).
+ * live group with a role in it, user_id NULL for a group without any.
  */
-function memberRowsSql(memberships: string, materializeLive = false): string {
+function memberRowsSql(memberships: string): string {
   return `m AS (SELECT * FROM identity_project_members WHERE ${memberships}),
        direct AS (
          SELECT m.project, m.principal_id AS user_id FROM m
@@ -81,7 +80,7 @@ function memberRowsSql(memberships: string, materializeLive = false): string {
          SELECT DISTINCT m.project, m.principal_id AS group_id FROM m
            LEFT JOIN identity_groups g ON g.id = m.principal_id
           WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
-       live AS ${materializeLive ? 'MATERIALIZED ' : ''}(
+       live AS (
          SELECT gu.group_id, gu.user_id FROM identity_group_users gu
            LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
        via AS (SELECT grp.project, grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)`;
@@ -193,7 +192,8 @@ export class IdentityReadModel {
   async countMembersOfProjects(projectIds: readonly string[]): Promise<number[]> {
     if (projectIds.length === 0) return [];
     const rows: { n: number }[] = await this.db.query(
-      `WITH ${memberRowsSql('project = ANY($1::text[])', true)},
+      // `live` read twice below, so once (materialized), not looked up per group member
+      `WITH ${memberRowsSql('project = ANY($1::text[])')},
             users AS (SELECT project, count(DISTINCT user_id)::int AS n FROM (
                         SELECT project, user_id FROM direct
                         UNION ALL SELECT grp.project, live.user_id FROM grp JOIN live ON live.group_id = grp.group_id) x

@@ -99,7 +99,7 @@ export async function storeInsightsWeeks(
   // no week before the first event's has rows: the computation starts at the later of the two
   const firstWeek =
     m.first === 'infinity' ? target : /^\d{4}-\d{2}-\d{2}$/.test(m.first) ? mondayOf(m.first) : earliest;
-  const from = invalidFrom < firstWeek ? (firstWeek < target ? firstWeek : target) : invalidFrom;
+  const from = invalidFrom < firstWeek ? minDay(firstWeek, target) : invalidFrom;
   const until = from < target ? minDay(target, addDays(from, 7 * Math.max(1, chunkWeeks))) : target;
   if (keep)
     await client.query(`DELETE FROM insights_project_weeks WHERE ws >= $1::date OR ws < $2::date`, [

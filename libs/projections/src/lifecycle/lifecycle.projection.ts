@@ -114,12 +114,7 @@ async function storeClosedSpans(client: PoolClient, closed: readonly ClosedSpan[
       WHERE s.feature_name = n.name AND s.environment = n.environment
         AND s.from_at >= n.lo AND s.from_at < n.b AND s.to_at > n.a
      RETURNING s.feature_name, s.environment, s.from_at, s.to_at`,
-    [
-      closed.map((c) => c.name),
-      closed.map((c) => c.environment),
-      closed.map((c) => c.from),
-      closed.map((c) => c.to),
-    ],
+    spanColumns(closed),
   );
   const spans = mergeSpans([
     ...closed,
@@ -133,11 +128,14 @@ async function storeClosedSpans(client: PoolClient, closed: readonly ClosedSpan[
   await client.query(
     `INSERT INTO lifecycle_enable_spans (feature_name, environment, from_at, to_at)
      SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[])`,
-    [
-      spans.map((c) => c.name),
-      spans.map((c) => c.environment),
-      spans.map((c) => c.from),
-      spans.map((c) => c.to),
-    ],
+    spanColumns(spans),
   );
 }
+
+/** Spans as the four arrays an `unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[])` takes. */
+const spanColumns = (spans: readonly ClosedSpan[]): string[][] => [
+  spans.map((c) => c.name),
+  spans.map((c) => c.environment),
+  spans.map((c) => c.from),
+  spans.map((c) => c.to),
+];

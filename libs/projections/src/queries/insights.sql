@@ -228,7 +228,7 @@ WITH m AS (SELECT * FROM identity_project_members WHERE project = ANY($1::text[]
          SELECT DISTINCT m.project, m.principal_id AS group_id FROM m
            LEFT JOIN identity_groups g ON g.id = m.principal_id
           WHERE m.principal_kind = 'group' AND NOT COALESCE(g.deleted, false)),
-       live AS MATERIALIZED (
+       live AS (
          SELECT gu.group_id, gu.user_id FROM identity_group_users gu
            LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
        via AS (SELECT grp.project, grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id),
