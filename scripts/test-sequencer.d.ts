@@ -9,7 +9,13 @@ declare namespace DurationSequencer {
     durations: Record<string, number>,
     index: number,
     count: number,
+    headStart?: number[],
   ): string[];
   function readDurations(file?: string): Record<string, number>;
+  function readRecord(file?: string): {
+    seconds: Record<string, number>;
+    besideShards: Record<string, number>;
+  };
+  function headStarts(spec: string | undefined, beside: Record<string, number>, count: number): number[];
 }
 export = DurationSequencer;

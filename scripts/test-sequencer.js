@@ -10,7 +10,11 @@
  * - sort: longest first, so no long file starts last (a file with no record counts as the median: new files
  *   run in the middle of the order, not at its end);
  * - shard (`--shard=i/n`): each file, longest first, to the shard with the least seconds so far (the
- *   longest-processing-time rule), so shards end close together.
+ *   longest-processing-time rule), so shards end close together. A shard runs in a lane beside other commands
+ *   (scripts/test.sh: lint and the unit tests before shard 1, the chaos run and the benches after shard 2):
+ *   FLAGLENS_SHARD_BESIDE names them (`lint,test:unit;test:chaos,bench`: the npm scripts of each shard's lane,
+ *   shards split by `;`), and the record's `besideShards` holds their seconds, so each shard starts with its
+ *   lane's other seconds already counted and the lanes, not the shards, end close together.
  * Pure apart from reading the record; docs/testing.md, "Lanes", says how the tiers use it.
  */
 const { readFileSync } = require('node:fs');
@@ -20,14 +24,45 @@ const Sequencer = require('@jest/test-sequencer').default;
 const ROOT = join(__dirname, '..');
 const RECORD = join(ROOT, 'scripts', 'test-durations.json');
 
-/** @returns {Record<string, number>} seconds per file, by path relative to the repository's root */
-function readDurations(file = RECORD) {
+/** @returns {{ seconds: Record<string, number>, besideShards: Record<string, number> }} the record: seconds per
+ * file (by path relative to the repository's root) and per npm script run beside the shards, in the files' units */
+function readRecord(file = RECORD) {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8'));
-    return parsed && typeof parsed.seconds === 'object' ? parsed.seconds : {};
+    const obj = (/** @type {unknown} */ v) =>
+      v && typeof v === 'object' ? /** @type {Record<string, number>} */ (v) : {};
+    return { seconds: obj(parsed?.seconds), besideShards: obj(parsed?.besideShards) };
   } catch {
-    return {};
+    return { seconds: {}, besideShards: {} };
   }
+}
+
+/** @returns {Record<string, number>} seconds per file, by path relative to the repository's root */
+function readDurations(file = RECORD) {
+  return readRecord(file).seconds;
+}
+
+/**
+ * The seconds each shard's lane spends on its other commands: `spec` names them per shard (`a,b;c`: shard 1's
+ * lane also runs the npm scripts a and b, shard 2's c), `beside` holds their seconds. A script with no record
+ * counts 0; a shard the spec does not name starts at 0.
+ * @param {string | undefined} spec
+ * @param {Record<string, number>} beside
+ * @param {number} count
+ * @returns {number[]}
+ */
+function headStarts(spec, beside, count) {
+  const lanes = (spec ?? '').split(';');
+  return Array.from({ length: count }, (_, i) =>
+    (lanes[i] ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean)
+      .reduce(
+        (sum, name) => sum + (Number.isFinite(beside[name]) && beside[name] >= 0 ? beside[name] : 0),
+        0,
+      ),
+  );
 }
 
 /**
@@ -57,18 +92,20 @@ function longestFirst(files, durations) {
 
 /**
  * The files of shard `index` (1-based) of `count`: longest first, each to the shard with the fewest seconds so
- * far (the lower index on a tie). Every file is in exactly one shard.
+ * far (the lower index on a tie), each shard starting at its head start (the seconds of its lane's other
+ * commands; none by default). Every file is in exactly one shard.
  * @param {string[]} files
  * @param {Record<string, number>} durations
  * @param {number} index
  * @param {number} count
+ * @param {number[]} [headStart]
  * @returns {string[]}
  */
-function shardFiles(files, durations, index, count) {
+function shardFiles(files, durations, index, count, headStart = []) {
   if (!Number.isInteger(count) || count < 1 || !Number.isInteger(index) || index < 1 || index > count)
     throw new Error(`shard ${index}/${count}: want 1 <= index <= count`);
   const s = expectedSeconds(files, durations);
-  const load = new Array(count).fill(0);
+  const load = Array.from({ length: count }, (_, i) => headStart[i] ?? 0);
   /** @type {string[]} */
   const mine = [];
   for (const f of longestFirst(files, durations)) {
@@ -93,7 +130,9 @@ class DurationSequencer extends Sequencer {
    */
   shard(tests, { shardIndex, shardCount }) {
     const byPath = new Map(tests.map((t) => [relative(ROOT, t.path), t]));
-    return shardFiles([...byPath.keys()], readDurations(), shardIndex, shardCount).map(
+    const { seconds, besideShards } = readRecord();
+    const start = headStarts(process.env.FLAGLENS_SHARD_BESIDE, besideShards, shardCount);
+    return shardFiles([...byPath.keys()], seconds, shardIndex, shardCount, start).map(
       (p) => /** @type {any} */ (byPath.get(p)),
     );
   }
@@ -103,3 +142,5 @@ module.exports = DurationSequencer;
 module.exports.longestFirst = longestFirst;
 module.exports.shardFiles = shardFiles;
 module.exports.readDurations = readDurations;
+module.exports.readRecord = readRecord;
+module.exports.headStarts = headStarts;

@@ -1,4 +1,4 @@
-import { longestFirst, shardFiles } from './test-sequencer';
+import { headStarts, longestFirst, shardFiles } from './test-sequencer';
 
 const durations = { 'a.ts': 100, 'b.ts': 60, 'c.ts': 50, 'd.ts': 40, 'e.ts': 10 };
 const files = Object.keys(durations);
@@ -29,6 +29,24 @@ describe('the test sequencer', () => {
 
   it('gives the same shards whatever order jest lists the files in', () => {
     expect(shardFiles([...files].reverse(), durations, 1, 3)).toEqual(shardFiles(files, durations, 1, 3));
+  });
+
+  it("counts each shard's lane's other commands, so the lanes end close together", () => {
+    // shard 2's lane also runs 90 s of other commands: the lanes end at 190 and 160 s (without the head start
+    // the shards are 140/120 s, the lanes 140/210)
+    const start = headStarts('lint; bench,chaos', { lint: 0, bench: 50, chaos: 40 }, 2);
+    expect(start).toEqual([0, 90]);
+    const shards = [1, 2].map((i) => shardFiles(files, durations, i, 2, start));
+    expect(shards).toEqual([
+      ['a.ts', 'c.ts', 'd.ts'],
+      ['b.ts', 'e.ts'],
+    ]);
+  });
+
+  it('counts a command with no record, or a shard the spec does not name, as 0', () => {
+    expect(headStarts('lint,unknown', { lint: 5 }, 3)).toEqual([5, 0, 0]);
+    expect(headStarts(undefined, { lint: 5 }, 2)).toEqual([0, 0]);
+    expect(headStarts(';x', { x: -1 }, 2)).toEqual([0, 0]);
   });
 
   it('refuses a shard outside 1..count', () => {
