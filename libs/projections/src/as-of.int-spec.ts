@@ -205,8 +205,10 @@ describe('the overview and the profile as of an instant equal those of a log cut
               if (kept.replay.checkpoint !== null) fromCheckpoints++;
               if (kept.replay.amends > 0) fromChanges++;
               await expectEachAsDeclared(c, at, projects, expected);
+              // replayed whole even where the version's own tables are read (no event after the instant)
               const full = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects), {
                 checkpoints: false,
+                live: false,
               });
               expect(full.value).toEqual(expected);
             } finally {
@@ -218,8 +220,9 @@ describe('the overview and the profile as of an instant equal those of a log cut
       ),
       // four random runs, and one first that surely reads from a checkpoint: the random ones may not (a late
       // arrival early in the history leaves no checkpoint after its instant), a history without late arrivals
-      // read at its end does
-      { numRuns: 5, examples: [[42, 0, [{ ms: 0 }]]] },
+      // read a day before its end does; and at its end, where no event is after the instant (the version's own
+      // tables, `liveUpTo`)
+      { numRuns: 5, examples: [[42, 0, [{ ms: -DAY }, { ms: 0 }]]] },
     );
     expect(runs).toBeGreaterThanOrEqual(5);
     expect(fromCheckpoints).toBeGreaterThan(0);
@@ -271,6 +274,47 @@ describe('the overview and the profile as of an instant equal those of a log cut
     expect(fed.size).toBe(sample.length);
     expect(checkpointed).toBeGreaterThanOrEqual(5);
     expect(amended).toBeGreaterThan(0);
+  });
+
+  it('reads the version’s own tables, replaying nothing, at and after the newest event stored', async () => {
+    const history = historyOf(7, 2);
+    const { ds } = await dbs.fresh('asof2_live');
+    await feedProjections(ds, interleavedBatches(history, 7, 60));
+    const newest = Math.max(...history.map((e) => Date.parse(e.createdAt)));
+    const projects = [...PROJECTS, 'never-a-project'];
+    const c = await ds.connect();
+    try {
+      for (const ms of [newest, newest + 1, newest + 40 * DAY]) {
+        const at = new Date(ms).toISOString();
+        const live = await readAsOf(
+          c,
+          at,
+          async (db) => {
+            const answers = await everything(db, new Date(ms), projects);
+            // the version's tables, and still a read: a write to them is refused
+            await expect(db.query(`INSERT INTO event_counts (names, n) VALUES ('{x}', 1)`)).rejects.toThrow(
+              /read-only transaction/,
+            );
+            return answers;
+          },
+          { keep: true },
+        );
+        expect(live.replay).toMatchObject({ live: true, events: 0, checkpoint: null });
+        // then, on the same connection, the whole log replayed into its fresh tables: the same answers
+        const replayed = await readAsOf(c, at, (db) => everything(db, new Date(ms), projects), {
+          keep: true,
+          live: false,
+        });
+        expect(replayed.replay).toMatchObject({ live: false, events: history.length });
+        expect(live.value).toEqual(replayed.value);
+      }
+      // an instant before the newest event: replayed
+      const before = await readAsOf(c, new Date(newest - 1).toISOString(), async () => null, { keep: true });
+      expect(before.replay.live).toBe(false);
+      expect(before.replay.events).toBe(history.filter((e) => Date.parse(e.createdAt) < newest).length);
+    } finally {
+      c.release();
+    }
   });
 
   it('leaves the database and the connection as they were, and writes nothing of its own', async () => {

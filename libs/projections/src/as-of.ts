@@ -68,6 +68,8 @@ export interface AsOfReplay {
   events: number;
   /** the checkpoint the replay started from (its instant), if one was used */
   checkpoint: string | null;
+  /** no event stored after the instant: read from the version's own tables, nothing replayed (`liveUpTo`) */
+  live: boolean;
   /** the checkpoints of changes loaded on top of the full one they amend (0: a full checkpoint, or none) */
   amends: number;
   /** ms spent reading the events from the event log (and choosing a checkpoint) */
@@ -537,6 +539,7 @@ async function replayUpTo(
   return {
     events: replayed,
     checkpoint: checkpoint ? checkpoint.upto.toISOString() : null,
+    live: false,
     amends: checkpoint ? Number(checkpoint.id) - Number(checkpoint.base) : 0,
     loadMs: t0 - t,
     freshMs: t1 - t0,
@@ -561,6 +564,44 @@ export interface AsOfOptions {
   reads?: readonly Reads[];
   /** Refuse (`AsOfTooFar`) a read that would replay more events than this from its checkpoint. */
   maxReplay?: number;
+  /**
+   * Read from the version's own tables when no stored event is created after the instant (default); false:
+   * replay even then (the tests compare both).
+   */
+  live?: boolean;
+}
+
+/**
+ * When no event stored is created after `at` (in the transaction's snapshot), a flaglens fed the events up to
+ * `at` is fed every stored event, in the order the projector applied them, by the same rules: its tables are
+ * the version's own, as of the transaction's snapshot (docs/design.md, "Reads as of an instant"). Then the
+ * transaction reads those, made read-only, with the session's fresh tables searched last (`pg_temp` named at
+ * the end of its search_path, for the transaction alone; Postgres parses a prepared statement again when the
+ * search_path it was parsed under changes), and nothing is replayed: null when an event after `at` is stored.
+ * One probe of the log's time index.
+ */
+async function liveUpTo(client: PoolClient, at: string): Promise<Omit<AsOfReplay, 'readMs'> | null> {
+  const t = performance.now();
+  const version = await versionOf(client);
+  const [{ after, path }] = (
+    await client.query<{ after: boolean; path: string }>(
+      `SELECT EXISTS (SELECT 1 FROM ${version}.event_log WHERE created_at > $1::timestamptz) AS after,
+              current_setting('search_path') AS path`,
+      [at],
+    )
+  ).rows;
+  if (after) return null;
+  await client.query(`SELECT set_config('search_path', $1, true)`, [`${path}, pg_temp`]);
+  await client.query('SET LOCAL transaction_read_only = on');
+  return {
+    events: 0,
+    checkpoint: null,
+    live: true,
+    amends: 0,
+    loadMs: performance.now() - t,
+    freshMs: 0,
+    replayMs: 0,
+  };
 }
 
 /**
@@ -570,10 +611,11 @@ export interface AsOfOptions {
  *
  * 1. the projections' tables exist fresh in the session's temporary schema (`freshTables`), shadowing the
  *    version's;
- * 2. inside one transaction (repeatable read: one snapshot of the log), they are brought to the instant
- *    (`replayUpTo`: the newest usable checkpoint loaded, the transaction made read-only, the events after it
- *    replayed as the projector applies them), those of the projections `options.reads` needs; a checkpoint
- *    dropped meanwhile by its maker: again from nothing;
+ * 2. inside one transaction (repeatable read: one snapshot of the log), when no event stored is created after
+ *    the instant, the version's own tables are read (`liveUpTo`); otherwise the fresh ones are brought to the
+ *    instant (`replayUpTo`: the newest usable checkpoint loaded, the transaction made read-only, the events
+ *    after it replayed as the projector applies them), those of the projections `options.reads` needs; a
+ *    checkpoint dropped meanwhile by its maker: again from nothing;
  * 3. `read` runs on the same connection, and the transaction is rolled back whatever happened: the fresh
  *    tables are fresh again.
  *
@@ -596,7 +638,8 @@ export async function readAsOf<T>(
     for (let fromCheckpoint = options.checkpoints ?? true; ; fromCheckpoint = false) {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
       try {
-        replay = await replayUpTo(
+        replay = options.live === false ? null : await liveUpTo(client, at);
+        replay ??= await replayUpTo(
           client,
           session,
           at,
