@@ -12,6 +12,7 @@ import { LiveProjector } from './live-projector.service';
 import { InsightsWeeksStore } from './insights-weeks.service';
 import { AsOfCheckpoints } from './as-of-checkpoints.service';
 import { TableMaintenance } from './table-maintenance.service';
+import { PendingListFlusher } from './pending-lists.service';
 import { HealthController } from './health.controller';
 import { KAFKA } from './tokens';
 
@@ -101,4 +102,5 @@ const PROVIDERS = [
   InsightsWeeksStore,
   AsOfCheckpoints,
   TableMaintenance,
+  PendingListFlusher,
 ];

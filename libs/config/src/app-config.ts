@@ -228,7 +228,8 @@ export class AppConfig {
   /**
    * Who keeps the tables' statistics and dead rows (ANALYZE, VACUUM): `auto`, the projector by autovacuum's
    * rules while the server's autovacuum is off, else the server; `on`, the projector always; `off`, never the
-   * projector (docs/operations.md, "Table maintenance").
+   * projector (docs/operations.md, "Table maintenance"). The search index's pending list is merged by the
+   * projector with `auto` and `on`, whatever the server does (docs/operations.md, "The search index's pending list").
    */
   @IsIn(['auto', 'on', 'off'], { message: 'must be auto, on or off' })
   PROJECTOR_TABLE_MAINTENANCE: 'auto' | 'on' | 'off' = 'auto';

@@ -1,7 +1,14 @@
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { waitFor } from '@flaglens/testing/support/wait-for';
-import { keepTables, serverKeepsTables, tablesDue, TABLE_MAINTENANCE_LOCK } from './table-maintenance';
+import {
+  flushPendingLists,
+  keepTables,
+  PENDING_LISTS_LOCK,
+  serverKeepsTables,
+  tablesDue,
+  TABLE_MAINTENANCE_LOCK,
+} from './table-maintenance';
 
 describe('table maintenance (real Postgres)', () => {
   let tdb: TestDatabase;
@@ -115,5 +122,62 @@ describe('table maintenance (real Postgres)', () => {
     );
     expect(rows[0].vacuumed).toBe(true);
     await c.query(`DROP TABLE flaglens_v1.appended`);
+  });
+
+  it('flushes the pending lists of the GIN indexes it owns from its own connection, each in turn', async () => {
+    // pgstattuple (a contrib module, shipped with Postgres) reads the index's pending pages
+    await c.query(`CREATE EXTENSION IF NOT EXISTS pgstattuple SCHEMA public`);
+    await c.query(
+      `CREATE TABLE flaglens_v1.searched (id int PRIMARY KEY, text text NOT NULL) WITH (autovacuum_enabled = false);
+       CREATE INDEX searched_text_idx ON flaglens_v1.searched USING gin (text public.gin_trgm_ops)
+         WITH (gin_pending_list_limit = 65536);
+       CREATE TABLE flaglens_v1.tagged (id int PRIMARY KEY, words text[] NOT NULL);
+       CREATE INDEX tagged_words_idx ON flaglens_v1.tagged USING gin (words) WITH (fastupdate = off)`,
+    );
+    const pendingPages = async () =>
+      (
+        await c.query<{ pages: number }>(
+          `SELECT pending_pages AS pages FROM public.pgstatginindex('flaglens_v1.searched_text_idx')`,
+        )
+      ).rows[0].pages;
+    const writer = new Client({ connectionString: tdb.url });
+    await writer.connect();
+    await writer.query(
+      `INSERT INTO flaglens_v1.searched SELECT i, 'flag-' || i || ' of team-' || i % 7 FROM generate_series(1, 3000) i;
+       INSERT INTO flaglens_v1.tagged SELECT i, ARRAY['w' || i % 97] FROM generate_series(1, 300) i`,
+    );
+    // the writers left their entries in the list (under its 64 MB limit)
+    expect(await pendingPages()).toBeGreaterThan(0);
+
+    // another flusher at work: this one waits for the next look, and flushes nothing
+    const other = new Client({ connectionString: tdb.url });
+    await other.connect();
+    await other.query(`SELECT pg_advisory_lock($1)`, [PENDING_LISTS_LOCK]);
+    expect(await flushPendingLists(c)).toBeNull();
+    expect(await pendingPages()).toBeGreaterThan(0);
+    await other.end();
+
+    const done = (await flushPendingLists(c)) ?? [];
+    const searched = done.find((d) => d.index === 'searched_text_idx');
+    expect(searched).toMatchObject({ schema: 'flaglens_v1', index: 'searched_text_idx' });
+    expect(searched!.pages).toBeGreaterThan(0);
+    // an index without a pending list is flushed as a no-op
+    expect(done.find((d) => d.index === 'tagged_words_idx')).toMatchObject({ pages: 0 });
+    expect(await pendingPages()).toBe(0);
+    // the entries are in the index proper: the search finds them through it, rows written meanwhile included
+    await writer.query(`INSERT INTO flaglens_v1.searched VALUES (3001, 'flag-3001 of team-9')`);
+    await writer.end();
+    await c.query('SET enable_seqscan = off');
+    const { rows } = await c.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM flaglens_v1.searched WHERE text ILIKE '%team-6%' OR text ILIKE '%team-9%'`,
+    );
+    await c.query('RESET enable_seqscan');
+    // i % 7 = 6 for 428 of 1..3000, and the row written since
+    expect(Number(rows[0].n)).toBe(429);
+    // the next flush finds the one row written since
+    const again = ((await flushPendingLists(c)) ?? []).find((d) => d.index === 'searched_text_idx');
+    expect(again!.pages).toBeGreaterThan(0);
+    expect(((await flushPendingLists(c)) ?? []).find((d) => d.index === 'searched_text_idx')!.pages).toBe(0);
+    await c.query(`DROP TABLE flaglens_v1.searched, flaglens_v1.tagged`);
   });
 });

@@ -58,7 +58,7 @@ export function maintenanceDue(t: TableActivity): MaintenanceDue {
  * list of every entry, those added while it runs too: on the event log during a backfill, a throttled VACUUM
  * that ends only when the writes do, holding the round (no table analyzed meanwhile), while the pages it
  * empties stay out of reuse until its end, so the trigram index grows to several times the log. The pending
- * list is flushed by the writers themselves when it outgrows its limit.
+ * list is merged by `flushPendingLists`, below.
  */
 export const vacuumCommand = (d: Pick<MaintenanceDue, 'indexCleanup'>): string =>
   d.indexCleanup ? 'VACUUM' : 'VACUUM (INDEX_CLEANUP OFF)';
@@ -192,4 +192,83 @@ export async function keepTables(
   } finally {
     await client.query(`SELECT pg_advisory_unlock($1)`, [TABLE_MAINTENANCE_LOCK]);
   }
+}
+
+/**
+ * A GIN index (the event search's trigram index) takes a transaction's new entries into its pending list, and
+ * the writer whose entries push the list past `gin_pending_list_limit` merges the whole list into the index
+ * inside its own transaction: a batch of the projector stops for it, and the merge's cost grows with the index.
+ * Flushed from another connection (`gin_clean_pending_list`), the merge runs beside the batches instead, with
+ * `maintenance_work_mem` to sort in, and the writers find the list short: the limit stays a backstop. Each
+ * flush takes the list as it was when it began: entries added meanwhile wait for the next.
+ */
+export interface PendingListFlush {
+  schema: string;
+  index: string;
+  /** pending-list pages merged into the index */
+  pages: number;
+  ms: number;
+}
+
+/** The advisory lock one flusher holds while it runs: several projectors take turns. */
+export const PENDING_LISTS_LOCK = 7_101_990_003;
+
+/**
+ * The GIN indexes this role may flush: valid and ready (not one being built), on a permanent table, in every
+ * schema but Postgres's own, and owned by a role this one is a member of (`gin_clean_pending_list` asks
+ * what VACUUM asks).
+ */
+export async function flushableGinIndexes(client: ClientBase): Promise<{ schema: string; index: string }[]> {
+  const { rows } = await client.query<{ schema: string; index: string }>(
+    `SELECT n.nspname AS schema, c.relname AS index
+       FROM pg_index i
+       JOIN pg_class c ON c.oid = i.indexrelid
+       JOIN pg_am a ON a.oid = c.relam
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE a.amname = 'gin' AND i.indisvalid AND i.indisready AND c.relpersistence = 'p'
+        AND n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'
+        AND pg_has_role(c.relowner, 'MEMBER')
+      ORDER BY n.nspname, c.relname`,
+  );
+  return rows;
+}
+
+/**
+ * Flushes the pending list of every flushable GIN index, one statement each, under PENDING_LISTS_LOCK (null
+ * when another flusher holds it). An index dropped meanwhile (an old version after a rebuild's switch) is
+ * skipped; `shouldStop` is asked between indexes.
+ */
+export async function flushPendingLists(
+  client: ClientBase,
+  shouldStop: () => boolean = () => false,
+): Promise<PendingListFlush[] | null> {
+  const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1) AS locked`, [
+    PENDING_LISTS_LOCK,
+  ]);
+  if (!rows[0].locked) return null;
+  const done: PendingListFlush[] = [];
+  try {
+    for (const { schema, index } of await flushableGinIndexes(client)) {
+      if (shouldStop()) break;
+      const t0 = Date.now();
+      let pages: number;
+      try {
+        const r = await client.query<{ pages: string | null }>(
+          `SELECT gin_clean_pending_list(to_regclass($1))::text AS pages`,
+          [`${quoted(schema)}.${quoted(index)}`],
+        );
+        // to_regclass answers null for an index dropped since it was listed, and so does the flush
+        if (r.rows[0].pages === null) continue;
+        pages = Number(r.rows[0].pages);
+      } catch (e) {
+        // dropped between to_regclass and the flush (undefined_table, invalid_schema_name, undefined_object)
+        if (['42P01', '3F000', '42704'].includes((e as { code?: string }).code ?? '')) continue;
+        throw e;
+      }
+      done.push({ schema, index, pages, ms: Date.now() - t0 });
+    }
+  } finally {
+    await client.query(`SELECT pg_advisory_unlock($1)`, [PENDING_LISTS_LOCK]);
+  }
+  return done;
 }
