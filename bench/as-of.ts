@@ -7,7 +7,8 @@
  * connection, as the api's; the overview once more replaying every projection (`overviewEveryProjection`:
  * what declaring its reads saves, in the same run). The figures are printed: per
  * read its total, the log read (with the checkpoint's choice), the checkpoint's load, the replay and the events
- * replayed; the checkpoints' making and storage; a flag's events as of an instant.
+ * replayed; the checkpoints' making and storage; a flag's events as of an instant; each read at the newest
+ * event, from the version's own tables and replayed, in turns.
  *
  *   npm run bench:as-of -- [--events N] [--reads N] [--checkpoint-events N (0: none)] [--projects N]
  *
@@ -220,6 +221,37 @@ async function main(): Promise<void> {
         p50Ms: Math.round(median(flagTimes) * 10) / 10,
         p99Ms: Math.round(pct(flagTimes, 99) * 10) / 10,
       };
+      // at the newest event: the version's own tables (no event after the instant), against the same reads
+      // replayed (`live: false`, from the newest usable checkpoint), in turns
+      const newest = new Date(Math.max(...history.map((e) => Date.parse(e.createdAt)))).toISOString();
+      const atNewest: Record<string, { liveP50Ms: number; replayedP50Ms: number; speedup: number }> = {};
+      for (const [kind, { reads, read }] of Object.entries(kinds)) {
+        const times = { live: [] as number[], replayed: [] as number[] };
+        for (let i = 0; i < READS; i++)
+          for (const live of [true, false]) {
+            const t0 = performance.now();
+            const { replay } = await readAsOf<unknown>(c, newest, (q) => read(q, newest), {
+              keep: true,
+              reads,
+              live,
+            });
+            (live ? times.live : times.replayed).push(performance.now() - t0);
+            if (replay.live !== live)
+              throw new Error(`${kind} at the newest event: live ${replay.live}, asked ${live}`);
+            await tidyAsOf(c);
+          }
+        const [l, r] = [median(times.live), median(times.replayed)];
+        atNewest[kind] = {
+          liveP50Ms: Math.round(l * 10) / 10,
+          replayedP50Ms: Math.round(r * 10) / 10,
+          speedup: Math.round((r / l) * 10) / 10,
+        };
+        console.log(
+          `${kind} at the newest event (${newest}), median of ${READS}: the version's tables ${l.toFixed(1)} ms, ` +
+            `replayed ${r.toFixed(1)} ms (${(r / l).toFixed(1)}×)`,
+        );
+      }
+      result.atNewestEvent = { at: newest, ...atNewest };
       // the fixed cost: before the first event, nothing to replay
       const empty: number[] = [];
       for (let i = 0; i < 5; i++) {
