@@ -54,8 +54,9 @@ const PROVIDERS = [
       new ProjectorDatabase({
         url: config.DATABASE_URL,
         // a connection per partition in flight, one to load positions, one for the progress monitor, one for
-        // the health check (so a stuck batch cannot starve /health/ready) and one for the table maintenance
-        max: config.PROJECTOR_CONCURRENCY + 5,
+        // the health check (so a stuck batch cannot starve /health/ready), one for the table maintenance and one
+        // for the pending-list flusher
+        max: config.PROJECTOR_CONCURRENCY + 6,
         applicationName: 'flaglens-projector',
         prepared: true,
       }),
