@@ -26,11 +26,15 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
   let whole: Stack;
   let cut: Stack;
   const tokens: Record<string, Record<string, Record<string, string>>> = { whole: {}, cut: {} };
+  /** 1 ms before the cut stack's newest event: reads of it replay (at T, no event after: its own tables) */
+  let beforeNewest: string;
 
   beforeAll(async () => {
     const events = [...read('events.ndjson'), ...read('sdk-events.ndjson')];
     const upToT = events.filter((e) => e.createdAt <= T);
     expect(upToT.length).toBeLessThan(events.length);
+    const newest = Math.max(...upToT.map((e) => Date.parse(e.createdAt)));
+    beforeNewest = new Date(newest - 1).toISOString();
     const fileOf = (name: string, es: FlagEvent[]) => {
       const f = join(tmpdir(), `as-of-e2e-${name}-${process.pid}.ndjson`);
       writeFileSync(f, es.map((e) => JSON.stringify(e)).join('\n') + '\n');
@@ -98,7 +102,11 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
   });
 
   it('a read that would replay more events than AS_OF_MAX_REPLAY_EVENTS: 503 at once, with the reason', async () => {
-    const r = await apiGet(cut.port, `/api/admin/projects/default/overview?at=${T}`, tokens.cut.admin);
+    const r = await apiGet(
+      cut.port,
+      `/api/admin/projects/default/overview?at=${beforeNewest}`,
+      tokens.cut.admin,
+    );
     expect(r.status).toBe(503);
     expect(r.headers['retry-after']).toBeDefined();
     const body = r.json() as { name: string; message: string };
@@ -108,11 +116,20 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
     );
   });
 
+  it('a read as of the newest event or later is not refused: nothing is replayed', async () => {
+    const [then, now] = await Promise.all([
+      apiGet(cut.port, `/api/admin/projects/default/overview?at=${T}`, tokens.cut.admin),
+      apiGet(cut.port, `/api/admin/projects/default/overview`, tokens.cut.admin),
+    ]);
+    expect(then.status).toBe(200);
+    expect(then.text).toBe(now.text);
+  });
+
   it('a diff whose range holds more events than DIFF_MAX_EVENTS: 400 at once, before either instant is read', async () => {
-    const diff = (from: string) =>
+    const diff = (from: string, to = beforeNewest) =>
       apiGet(
         cut.port,
-        `/api/admin/diff?path=${encodeURIComponent('/api/admin/projects/default/overview')}&from=${from}&to=${T}`,
+        `/api/admin/diff?path=${encodeURIComponent('/api/admin/projects/default/overview')}&from=${from}&to=${to}`,
         tokens.cut.admin,
       );
     // the whole history: more than 5 events of the project, and reads as of either end that would be refused
@@ -122,10 +139,13 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
       name: 'BadDataError',
       message: expect.stringMatching(/more than 5 events of this read's scope: narrow the range$/),
     });
-    // a range of at most 5 of its events (the sample's events are dense: none in the 50 ms before T): the
-    // reads' own refusal, with its reason
-    const narrow = await diff(new Date(Date.parse(T) - 50).toISOString());
+    // a range of no event, before the newest: the reads' own refusal, with its reason
+    const narrow = await diff(new Date(Date.parse(beforeNewest) - 1).toISOString());
     expect({ status: narrow.status, body: narrow.text }).toMatchObject({ status: 503 });
     expect((narrow.json() as { message: string }).message).toMatch(/AS_OF_MAX_REPLAY_EVENTS/);
+    // a range of no event, from after the newest to T: both ends read the stack's own tables, nothing changed
+    const after = await diff(new Date(Date.parse(beforeNewest) + 1).toISOString(), T);
+    expect(after.status).toBe(200);
+    expect(after.json()).toMatchObject({ patch: [], events: [] });
   });
 });
