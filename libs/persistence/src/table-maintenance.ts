@@ -176,6 +176,22 @@ export async function analyzeSchema(client: Pick<ClientBase, 'query'>, schema: s
 }
 
 /**
+ * `job`, run while `client`'s session holds the advisory lock `key` (taken without waiting, released after);
+ * null when another session holds it.
+ */
+async function holdingLock<T>(client: ClientBase, key: number, job: () => Promise<T>): Promise<T | null> {
+  const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1) AS locked`, [
+    key,
+  ]);
+  if (!rows[0].locked) return null;
+  try {
+    return await job();
+  } finally {
+    await client.query(`SELECT pg_advisory_unlock($1)`, [key]);
+  }
+}
+
+/**
  * One round: what is due, run, under TABLE_MAINTENANCE_LOCK (held by `client`'s session for the round); null
  * when another maintainer holds it (its round covers the same tables).
  */
@@ -183,15 +199,9 @@ export async function keepTables(
   client: ClientBase,
   shouldStop: () => boolean = () => false,
 ): Promise<Maintained[] | null> {
-  const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1) AS locked`, [
-    TABLE_MAINTENANCE_LOCK,
-  ]);
-  if (!rows[0].locked) return null;
-  try {
-    return await maintainTables(client, await tablesDue(client), shouldStop);
-  } finally {
-    await client.query(`SELECT pg_advisory_unlock($1)`, [TABLE_MAINTENANCE_LOCK]);
-  }
+  return holdingLock(client, TABLE_MAINTENANCE_LOCK, async () =>
+    maintainTables(client, await tablesDue(client), shouldStop),
+  );
 }
 
 /**
@@ -242,12 +252,8 @@ export async function flushPendingLists(
   client: ClientBase,
   shouldStop: () => boolean = () => false,
 ): Promise<PendingListFlush[] | null> {
-  const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1) AS locked`, [
-    PENDING_LISTS_LOCK,
-  ]);
-  if (!rows[0].locked) return null;
-  const done: PendingListFlush[] = [];
-  try {
+  return holdingLock(client, PENDING_LISTS_LOCK, async () => {
+    const done: PendingListFlush[] = [];
     for (const { schema, index } of await flushableGinIndexes(client)) {
       if (shouldStop()) break;
       const t0 = Date.now();
@@ -267,8 +273,6 @@ export async function flushPendingLists(
       }
       done.push({ schema, index, pages, ms: Date.now() - t0 });
     }
-  } finally {
-    await client.query(`SELECT pg_advisory_unlock($1)`, [PENDING_LISTS_LOCK]);
-  }
-  return done;
+    return done;
+  });
 }
