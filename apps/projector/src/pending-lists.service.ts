@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '@flaglens/config';
 import { Database, flushPendingLists } from '@flaglens/persistence';
+import { CancellableConnection } from './cancellable-connection';
 import { ConsumerProgressMonitor } from './consumer-progress.monitor';
 
 /** How often the flusher looks: a second of a backfill's entries is a few MB of pending list. */
@@ -25,13 +26,15 @@ export class PendingListFlusher implements OnApplicationBootstrap, BeforeApplica
   /** lastBatchAt when the last flush began: a flush runs only after a batch committed since */
   private flushedUpTo = -1;
   private lastFailure?: string;
-  private backend?: number;
+  private readonly connection: CancellableConnection;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly config: AppConfig,
     private readonly monitor: ConsumerProgressMonitor,
-  ) {}
+  ) {
+    this.connection = new CancellableConnection(db);
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.PROJECTOR_TABLE_MAINTENANCE === 'off') return;
@@ -42,8 +45,7 @@ export class PendingListFlusher implements OnApplicationBootstrap, BeforeApplica
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     clearInterval(this.timer);
-    if (this.backend !== undefined)
-      await this.db.query('SELECT pg_cancel_backend($1)', [this.backend]).catch(() => undefined);
+    await this.connection.cancel();
     await this.running;
   }
 
@@ -56,26 +58,21 @@ export class PendingListFlusher implements OnApplicationBootstrap, BeforeApplica
 
   /** Never rejects: a failure is logged (once per distinct failure) and the next look tries again. */
   async flush(): Promise<void> {
-    let client;
-    let failed = false;
     try {
-      client = await this.db.connect();
-      this.backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-      const done = await flushPendingLists(client, () => this.closing);
+      const done = await this.connection.run(
+        (client) => flushPendingLists(client, () => this.closing),
+        () => this.closing,
+      );
       for (const d of done ?? [])
         if (d.ms > SLOW_FLUSH_MS)
           this.log.log(`flushed ${d.pages} pending pages of ${d.schema}.${d.index} in ${d.ms} ms`);
       this.lastFailure = undefined;
     } catch (e) {
-      failed = true;
       this.flushedUpTo = -1; // try again at the next look
       if (this.closing) return; // cancelled by the shutdown
       const failure = (e as Error).message;
       if (failure !== this.lastFailure) this.log.warn(`could not flush the pending lists: ${failure}`);
       this.lastFailure = failure;
-    } finally {
-      this.backend = undefined;
-      client?.release(failed || this.closing || undefined);
     }
   }
 }

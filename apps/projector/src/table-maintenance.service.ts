@@ -1,7 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
+import type { PoolClient } from 'pg';
 import { AppConfig } from '@flaglens/config';
 import { Database, keepTables, serverKeepsTables } from '@flaglens/persistence';
 import { ConsumerProgressMonitor } from './consumer-progress.monitor';
+import { CancellableConnection } from './cancellable-connection';
 import { WhenIdle, type WhenIdleTiming } from './when-idle';
 
 /**
@@ -29,14 +31,15 @@ export class TableMaintenance implements OnApplicationBootstrap, BeforeApplicati
   private readonly looks: WhenIdle;
   private lastFailure?: string;
   private said?: boolean;
-  /** The backend of the round in progress, if any. */
-  private backend?: number;
+  /** The connection of the round in progress */
+  private readonly connection: CancellableConnection;
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly config: AppConfig,
     monitor: ConsumerProgressMonitor,
   ) {
+    this.connection = new CancellableConnection(db);
     this.looks = new WhenIdle(
       () => monitor.lastBatchAt,
       TABLE_MAINTENANCE_LOOKS,
@@ -51,42 +54,40 @@ export class TableMaintenance implements OnApplicationBootstrap, BeforeApplicati
   /** A round in progress is cancelled (a VACUUM of a large table can take minutes; the next start redoes it). */
   async beforeApplicationShutdown(): Promise<void> {
     const stopped = this.looks.stop();
-    if (this.backend !== undefined)
-      await this.db.query('SELECT pg_cancel_backend($1)', [this.backend]).catch(() => undefined);
+    await this.connection.cancel();
     await stopped;
   }
 
   /** Never rejects: a failure is logged (once per distinct failure) and the next look tries again. */
   async round(): Promise<void> {
-    let client;
-    let failed = false;
     try {
-      client = await this.db.connect();
-      this.backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-      if (this.config.PROJECTOR_TABLE_MAINTENANCE === 'auto') {
-        const server = await serverKeepsTables(client);
-        if (server !== this.said)
-          this.log.log(
-            server
-              ? "the server's autovacuum keeps the tables"
-              : "the server's autovacuum is off: the projector analyzes and vacuums the tables by its rules",
-          );
-        this.said = server;
-        if (server) return;
-      }
-      const done = await keepTables(client, () => this.looks.stopping);
-      for (const d of done ?? []) this.log.log(`${d.command} ${d.schema}.${d.table} in ${d.ms} ms`);
+      // a connection that failed, or that the shutdown may cancel, is not handed to another user
+      await this.connection.run(
+        (client) => this.maintain(client),
+        () => this.looks.stopping,
+      );
       this.lastFailure = undefined;
     } catch (e) {
-      failed = true;
       if (this.looks.stopping) return; // cancelled by the shutdown
       const failure = (e as Error).message;
       if (failure !== this.lastFailure) this.log.warn(`could not maintain the tables: ${failure}`);
       this.lastFailure = failure;
-    } finally {
-      this.backend = undefined;
-      // a connection that failed, or that the shutdown may cancel, is not handed to another user
-      client?.release(failed || this.looks.stopping || undefined);
     }
+  }
+
+  private async maintain(client: PoolClient): Promise<void> {
+    if (this.config.PROJECTOR_TABLE_MAINTENANCE === 'auto') {
+      const server = await serverKeepsTables(client);
+      if (server !== this.said)
+        this.log.log(
+          server
+            ? "the server's autovacuum keeps the tables"
+            : "the server's autovacuum is off: the projector analyzes and vacuums the tables by its rules",
+        );
+      this.said = server;
+      if (server) return;
+    }
+    const done = await keepTables(client, () => this.looks.stopping);
+    for (const d of done ?? []) this.log.log(`${d.command} ${d.schema}.${d.table} in ${d.ms} ms`);
   }
 }
