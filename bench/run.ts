@@ -69,7 +69,7 @@ const quick = cli.has('--quick');
 const readsOnly = cli.has('--reads-only');
 const argValue = cli.value;
 const BULK_EVENTS = Number(argValue('--events') ?? (quick ? 20_000 : 1_000_000));
-const READ_SECONDS = Number(argValue('--read-seconds') ?? (quick ? 2 : 15));
+const READ_SECONDS = Number(argValue('--read-seconds') ?? (quick ? 1 : 15));
 const MISS_ROUTES_ARG = argValue('--miss-routes') ?? 'both';
 if (
   !(MISS_ROUTES as readonly string[]).includes(MISS_ROUTES_ARG) ||
