@@ -7,6 +7,7 @@
 #   scripts/infra.sh status          say whether Postgres and Kafka answer
 #   scripts/infra.sh kafka-up | kafka-down [--purge]   the same for the broker alone (Postgres untouched)
 #   scripts/infra.sh version         print the Kafka release `up` starts (KAFKA_VERSION or the default)
+#   scripts/infra.sh fetch [V...]    fetch the jars of releases V (default: KAFKA_VERSION) into .cache/kafka, start nothing
 #
 # Environment:
 #   DATABASE_URL      default postgres://postgres@127.0.0.1:5432/flaglens (database created if missing;
@@ -505,6 +506,7 @@ usage: scripts/infra.sh up | down [--purge] | status | kafka-up | kafka-down [--
   kafka-up    start the Kafka broker (if missing) and create the topic; Postgres untouched
   kafka-down  stop that broker (--purge: also delete its data)
   version     print the Kafka release 'up' starts (KAFKA_VERSION, default 4.4.0)
+  fetch [V...]  fetch the jars of releases V (default: KAFKA_VERSION) into .cache/kafka; start nothing
   KAFKA_PORT, KAFKA_CONTROLLER_PORT and KAFKA_RUN_DIR pick another, separate broker (see the header)
 EOF
 }
@@ -557,6 +559,21 @@ cmd_down() {
   log "postgres left running (it is the machine's server)"
 }
 
+# Each release in a run of its own (its jars, Maven profile and log settings follow KAFKA_VERSION), one after
+# another: Maven's local repository is not safe for two downloads at once.
+cmd_fetch() {
+  local version
+  if (($# == 0)); then
+    check_java
+    fetch_kafka_jars
+    return
+  fi
+  for version in "$@"; do
+    [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "fetch takes Kafka releases such as 4.4.0, not '$version'"
+    KAFKA_VERSION="$version" bash "${BASH_SOURCE[0]}" fetch
+  done
+}
+
 cmd_status() {
   local rc=0
   postgres_status || rc=1
@@ -574,6 +591,7 @@ main() {
     kafka-up) cmd_kafka_up "$@" ;;
     kafka-down) cmd_kafka_down "$@" ;;
     version) echo "$KAFKA_VERSION" ;;
+    fetch) cmd_fetch "$@" ;;
     -h | --help | help) usage ;;
     *)
       usage >&2
