@@ -223,7 +223,9 @@ async function main(): Promise<void> {
       };
       // at the newest event: the version's own tables (no event after the instant), against the same reads
       // replayed (`live: false`, from the newest usable checkpoint), in turns
-      const newest = new Date(Math.max(...history.map((e) => Date.parse(e.createdAt)))).toISOString();
+      const newest = new Date(
+        history.reduce((max, e) => Math.max(max, Date.parse(e.createdAt)), -Infinity),
+      ).toISOString();
       const atNewest: Record<string, { liveP50Ms: number; replayedP50Ms: number; speedup: number }> = {};
       for (const [kind, { reads, read }] of Object.entries(kinds)) {
         const times = { live: [] as number[], replayed: [] as number[] };
