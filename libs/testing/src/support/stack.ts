@@ -50,6 +50,10 @@ export async function startStack(label: string, extraEnv: Record<string, string>
     // compiled, the apps start in about a second; a loaded 2-core machine has taken much longer
     await waitFor('api up', async () => (await httpGet(port, '/health/live')).status === 200, {
       timeoutMs: 120000,
+      hopeless: () => {
+        const gone = apps.find((a) => a.exitCode !== null || a.signalCode !== null);
+        return gone && `an app exited (${gone.exitCode ?? gone.signalCode})`;
+      },
     });
   } catch (e) {
     // a stack that did not start leaves no process behind (jest would wait for it forever), and says why
