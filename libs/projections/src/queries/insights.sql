@@ -231,14 +231,10 @@ WITH m AS (SELECT * FROM identity_project_members WHERE project = ANY($1::text[]
        live AS (
          SELECT gu.group_id, gu.user_id FROM identity_group_users gu
            LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
-       via AS (SELECT grp.project, grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id),
-            users AS (SELECT project, count(DISTINCT user_id)::int AS n FROM (
-                        SELECT project, user_id FROM direct
-                        UNION ALL SELECT grp.project, live.user_id FROM grp JOIN live ON live.group_id = grp.group_id) x
-                       GROUP BY project),
-            empty AS (SELECT DISTINCT project FROM grp
-                       WHERE NOT EXISTS (SELECT 1 FROM live WHERE live.group_id = grp.group_id))
-       SELECT (COALESCE(users.n, 0) + CASE WHEN empty.project IS NULL THEN 0 ELSE 1 END)::int AS n
-         FROM unnest($1::text[]) WITH ORDINALITY AS p(id, k)
-         LEFT JOIN users ON users.project = p.id LEFT JOIN empty ON empty.project = p.id
-        ORDER BY p.k;
+       via AS (SELECT grp.project, grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)
+       SELECT 'direct' AS kind, project AS key, array_agg(DISTINCT user_id::text) AS ids FROM direct GROUP BY project
+       UNION ALL
+       SELECT 'groups', project, array_agg(DISTINCT group_id::text) FROM grp GROUP BY project
+       UNION ALL
+       SELECT 'users', group_id::text, array_agg(user_id::text) FROM live
+        WHERE group_id IN (SELECT group_id FROM grp) GROUP BY group_id;
