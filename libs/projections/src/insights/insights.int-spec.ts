@@ -281,6 +281,17 @@ describe('instance insights projection and read model (real Postgres)', () => {
     expect(r.userTrends).toEqual(hand.userTrends);
   });
 
+  it("a one-day range counts each week's active users as the whole report does", async () => {
+    // a range's statement reads only the user-weeks whose spans can reach its first day (60 days back): a week's
+    // figures must not depend on where the range starts (admin's last event before 12-29 is on 08-20: active
+    // on the Sundays up to 10-12, from a user-week of 08-18)
+    expect(hand.userTrends.filter((u) => u.active === 0).length).toBeGreaterThan(0);
+    for (const u of hand.userTrends) {
+      const day = u.date.slice(0, 10);
+      expect((await handModel.report(NOW, { from: day, to: day })).userTrends).toEqual([u]);
+    }
+  });
+
   it('for any visibility set, the figures are those of the visible projects alone (generated history)', async () => {
     const END = '2026-06-01T12:00:00.000Z';
     const history = generateHistory({

@@ -286,7 +286,9 @@ r AS (SELECT min(d) AS lo, max(d) AS hi FROM weeks WHERE inr${fromCut ? ' AND ws
 span AS (
   SELECT a.user_id, a.first_day AS s, a.last_day + 59 AS e
     FROM insights_user_weeks a, r
-   WHERE a.week <= r.hi AND a.last_day + 59 >= r.lo
+   -- a user-week's days are within its week (its Monday to its Sunday), so a span reaching r.lo starts from a
+   -- week on or after r.lo - 65: the bound that lets the key's index read those weeks alone
+   WHERE a.week <= r.hi AND a.week >= r.lo - 65 AND a.last_day + 59 >= r.lo
 ), marked AS (
   SELECT user_id, s, e,
          CASE WHEN s <= max(e) OVER (PARTITION BY user_id ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) + 1
