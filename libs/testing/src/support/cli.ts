@@ -10,15 +10,28 @@ const ROOT = join(__dirname, '..', '..', '..', '..');
  */
 const CLI = [join(ROOT, 'bin', 'flaglens.js')];
 
-/** Runs the operator CLI (`apps/cli`) as a real process with the given environment. */
+/**
+ * Runs the operator CLI (`apps/cli`) as a real process with the given environment. `timeoutMs`: the process is
+ * stopped (SIGTERM) after that long, and the error names the command and what it printed by then.
+ */
 export async function runCli(
   env: Record<string, string>,
   args: string[],
+  { timeoutMs = 0 }: { timeoutMs?: number } = {},
 ): Promise<{ stdout: string; stderr: string }> {
-  return promisify(execFile)(process.execPath, [...CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-  });
+  try {
+    return await promisify(execFile)(process.execPath, [...CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      timeout: timeoutMs,
+    });
+  } catch (e) {
+    const failed = e as { killed?: boolean; stdout?: string; stderr?: string };
+    if (!failed.killed || timeoutMs === 0) throw e;
+    throw new Error(
+      `flaglens ${args.join(' ')} did not end within ${timeoutMs} ms; it printed:\n${failed.stdout ?? ''}${failed.stderr ?? ''}`,
+    );
+  }
 }
 
 /** Runs the operator CLI as `runCli` does, to its end whatever its exit code. */
