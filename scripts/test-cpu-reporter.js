@@ -22,7 +22,9 @@ const TICKS_PER_SECOND = 100;
 function busySeconds(stat) {
   const line = stat.split('\n').find((l) => l.startsWith('cpu '));
   if (!line) throw new Error('no "cpu " line in /proc/stat');
-  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal: guest and guest_nice follow, already counted in user and nice
+  // (as bench/proc.ts's machineCpuSeconds reads them)
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
   if (ticks.length < 4 || ticks.some((t) => !Number.isFinite(t)))
     throw new Error(`unreadable /proc/stat line: ${line}`);
   const total = ticks.reduce((a, b) => a + b, 0);
