@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FlagEvent } from '@flaglens/contract';
+import { otherProjects, SDK_EVENT_TYPES } from '@flaglens/projections';
 import { createToken } from '@flaglens/testing/support/cli';
 import { apiGet } from '@flaglens/testing/support/openapi';
 import { startStack, type Stack } from '@flaglens/testing/support/stack';
@@ -43,8 +44,8 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
     [whole, cut] = await Promise.all([
       // the whole stack's projector checkpoints every 20 events: the reads with `at` start from one
       startStack('as_of_whole_e2e', { FLAGLENS_CLOCK: PINNED, AS_OF_CHECKPOINT_EVENTS: '20' }),
-      // the cut stack is never read with `at` but here, bounded to replays of 10 events: refused; its diffs to
-      // ranges of 5 events
+      // the cut stack is never read with `at` but here, bounded to replays of 10 events: refused; its diffs list
+      // 5 events a page
       startStack('as_of_cut_e2e', { FLAGLENS_CLOCK: T, AS_OF_MAX_REPLAY_EVENTS: '10', DIFF_MAX_EVENTS: '5' }),
     ]);
     await whole.publish(fileOf('whole', events));
@@ -125,27 +126,64 @@ describe('reads as of an instant equal a flaglens fed the events up to it (two r
     expect(then.text).toBe(now.text);
   });
 
-  it('a diff whose range holds more events than DIFF_MAX_EVENTS: 400 at once, before either instant is read', async () => {
-    const diff = (from: string, to = beforeNewest) =>
-      apiGet(
-        cut.port,
-        `/api/admin/diff?path=${encodeURIComponent('/api/admin/projects/default/overview')}&from=${from}&to=${to}`,
-        tokens.cut.admin,
-      );
-    // the whole history: more than 5 events of the project, and reads as of either end that would be refused
-    const wide = await diff('2000-01-01T00:00:00Z');
-    expect(wide.status).toBe(400);
-    expect(wide.json()).toMatchObject({
-      name: 'BadDataError',
-      message: expect.stringMatching(/more than 5 events of this read's scope: narrow the range$/),
-    });
+  it("a diff's events a page at a time: its pages, followed to the end, are the range's events", async () => {
+    const diffPath = '/api/admin/projects/default/overview';
+    const range = (from: string, to = beforeNewest) =>
+      `path=${encodeURIComponent(diffPath)}&from=${from}&to=${to}`;
+    // the project's events in the range, from the fixture: its own and the moves naming it, no SDK traffic,
+    // in the order createdAt, then id
+    const from = '2000-01-01T00:00:00.000Z';
+    const expected = [...read('events.ndjson'), ...read('sdk-events.ndjson')]
+      .filter((e) => e.createdAt > from && e.createdAt <= T)
+      .filter((e) => !SDK_EVENT_TYPES.includes(e.type))
+      .filter(
+        (e) =>
+          e.project === 'default' ||
+          (e.type === 'feature-project-change' && otherProjects(e).includes('default')),
+      )
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id)
+      .map((e) => e.id);
+    expect(expected.length).toBeGreaterThan(10);
+    // from before the first event (nothing to replay) to T (the stack's own tables): the first 5
+    const first = await apiGet(cut.port, `/api/admin/diff?${range(from, T)}`, tokens.cut.admin);
+    expect(first.status).toBe(200);
+    let page = first.json() as { events: { id: number }[]; eventsNext: string | null; to: string };
+    expect(page.to).toBe(T);
+    const ids = page.events.map((e) => e.id);
+    expect(ids).toHaveLength(5);
+    // each next page as eventsNext names it, until it is null
+    let pages = 1;
+    while (page.eventsNext !== null) {
+      expect(page.eventsNext).toMatch(/^\/api\/admin\/diff\/events\?/);
+      const r = await apiGet(cut.port, page.eventsNext, tokens.cut.admin);
+      expect(r.status).toBe(200);
+      page = r.json() as typeof page;
+      expect(page.to).toBe(T);
+      expect(page.events.length).toBeLessThanOrEqual(5);
+      ids.push(...page.events.map((e) => e.id));
+      pages += 1;
+    }
+    expect(pages).toBe(Math.ceil(expected.length / 5));
+    expect(ids).toEqual(expected);
+    // a place that is not one: 400 naming it, in Unleash's envelope
+    const bad = await apiGet(cut.port, `/api/admin/diff/events?${range(from)}&after=x`, tokens.cut.admin);
+    expect(bad.status).toBe(400);
+    expect(bad.json()).toMatchObject({ name: 'BadDataError', details: [{ path: '/query/after' }] });
     // a range of no event, before the newest: the reads' own refusal, with its reason
-    const narrow = await diff(new Date(Date.parse(beforeNewest) - 1).toISOString());
+    const narrow = await apiGet(
+      cut.port,
+      `/api/admin/diff?${range(new Date(Date.parse(beforeNewest) - 1).toISOString())}`,
+      tokens.cut.admin,
+    );
     expect({ status: narrow.status, body: narrow.text }).toMatchObject({ status: 503 });
     expect((narrow.json() as { message: string }).message).toMatch(/AS_OF_MAX_REPLAY_EVENTS/);
     // a range of no event, from after the newest to T: both ends read the stack's own tables, nothing changed
-    const after = await diff(new Date(Date.parse(beforeNewest) + 1).toISOString(), T);
+    const after = await apiGet(
+      cut.port,
+      `/api/admin/diff?${range(new Date(Date.parse(beforeNewest) + 1).toISOString(), T)}`,
+      tokens.cut.admin,
+    );
     expect(after.status).toBe(200);
-    expect(after.json()).toMatchObject({ patch: [], events: [] });
+    expect(after.json()).toMatchObject({ patch: [], events: [], eventsNext: null });
   });
 });

@@ -27,6 +27,7 @@ const OPERATIONS: Record<string, string> = {
   '/api/admin/event-creators': 'getEventCreators',
   // flaglens only: what changed in a read between two instants
   '/api/admin/diff': 'getDiff',
+  '/api/admin/diff/events': 'getDiffEvents',
 };
 
 /** Swagger UI at /docs and its assets, served by @fastify/static (the running api, on this Node). */

@@ -95,6 +95,8 @@ describe('nginx in front of Unleash and flaglens (deploy/nginx)', () => {
     ['GET', '/api/admin/search/events?type=IS:feature-created', 'flaglens'],
     ['HEAD', '/api/admin/event-creators', 'flaglens'],
     ['GET', '/api/admin/diff?path=/api/admin/insights&from=2026-01-01T00:00:00Z', 'flaglens'],
+    ['GET', '/api/admin/diff/events?path=/api/admin/insights&from=2026-01-01T00:00:00Z', 'flaglens'],
+    ['GET', '/api/admin/diff/other', 'unleash'],
     ['GET', '/api/admin/search/features', 'unleash'],
     ['GET', '/api/admin/insights/other', 'unleash'],
     ['POST', '/api/admin/search/events', 'unleash'],

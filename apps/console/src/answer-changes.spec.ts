@@ -5,6 +5,7 @@ import {
   answerLines,
   applyOperation,
   inside,
+  withEventPages,
   type DiffAnswer,
   type DiffEvent,
   type Json,
@@ -29,6 +30,7 @@ const diff = (before: Json, after: Json, events: DiffEvent[] = []): DiffAnswer =
   after,
   patch: jsonDiff(before, after),
   events,
+  eventsNext: null,
 });
 
 describe('answerChanges', () => {
@@ -124,5 +126,62 @@ describe('answerChanges', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('withEventPages', () => {
+  const event = (id: number): DiffEvent => ({
+    id,
+    type: 'feature-updated',
+    createdAt: '2026-01-01T12:00:00.000Z',
+    createdBy: 'admin',
+    featureName: `f${id}`,
+    project: 'default',
+    environment: null,
+  });
+  /** pages of 2 of events 1..n, as the api links them */
+  const pages = (n: number) => {
+    const asked: string[] = [];
+    const get = (path: string) => {
+      asked.push(path);
+      const from = Number(path.split('=')[1]);
+      const ids = [from + 1, from + 2].filter((i) => i <= n);
+      return Promise.resolve({
+        events: ids.map(event),
+        eventsNext: ids.at(-1)! < n ? `/api/admin/diff/events?after=${ids.at(-1)}` : null,
+      });
+    };
+    return { asked, get };
+  };
+  const first = (n: number): DiffAnswer => ({
+    ...diff(
+      {},
+      {},
+      [event(1), event(2)].filter((e) => e.id <= n),
+    ),
+    eventsNext: n > 2 ? '/api/admin/diff/events?after=2' : null,
+  });
+
+  it('reads every page when they are fewer than the most it reads', async () => {
+    const { asked, get } = pages(7);
+    const a = await withEventPages(first(7), 100, get);
+    expect(a.events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(a.eventsNext).toBeNull();
+    expect(asked).toHaveLength(3);
+  });
+
+  it('stops once it holds the most it reads, and keeps the next page', async () => {
+    const { get } = pages(20);
+    const a = await withEventPages(first(20), 5, get);
+    expect(a.events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(a.eventsNext).toBe('/api/admin/diff/events?after=6');
+  });
+
+  it('reads nothing when the answer holds them all, and stops when asked to', async () => {
+    const { asked, get } = pages(2);
+    expect((await withEventPages(first(2), 100, get)).events).toHaveLength(2);
+    expect(asked).toEqual([]);
+    const stopped = await withEventPages(first(9), 100, () => null);
+    expect(stopped.eventsNext).toBe('/api/admin/diff/events?after=2');
   });
 });

@@ -30,7 +30,32 @@ export interface DiffAnswer {
   before: Json;
   after: Json;
   patch: PatchOperation[];
+  /** The range's events, oldest first: the first pages of them when `eventsNext` is not null. */
   events: DiffEvent[];
+  /** The next page of the range's events, or null when `events` holds them all. */
+  eventsNext: string | null;
+}
+
+/** A further page of a diff's events (`GET /api/admin/diff/events`). */
+export type EventsPage<A extends DiffAnswer = DiffAnswer> = Pick<A, 'events' | 'eventsNext'>;
+
+/**
+ * The diff with its range's events read on from `eventsNext`, page after page, until they are all read or at
+ * least `max` are (then `eventsNext` names the next page still); `get` answering null stops (the view is gone).
+ */
+export async function withEventPages<A extends DiffAnswer>(
+  answer: A,
+  max: number,
+  get: (path: string) => Promise<EventsPage<A>> | null,
+): Promise<A> {
+  let a = answer;
+  while (a.eventsNext !== null && a.events.length < max) {
+    const next = get(a.eventsNext);
+    if (next === null) break;
+    const page = await next;
+    a = { ...a, events: [...a.events, ...page.events], eventsNext: page.eventsNext };
+  }
+  return a;
 }
 
 export type ChangeKind = 'added' | 'removed' | 'changed' | 'moved';

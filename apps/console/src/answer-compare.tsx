@@ -2,10 +2,25 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { getJson } from './api';
 import { fromInputValue, showInstant, toInputValue } from './as-of';
-import { answerChanges, answerLines, inside, type DiffAnswer, type Json } from './answer-changes';
+import {
+  answerChanges,
+  answerLines,
+  inside,
+  withEventPages,
+  type DiffAnswer,
+  type EventsPage,
+  type Json,
+} from './answer-changes';
 import { href } from './route';
 
-/** The api's diff of a read between two instants (`GET /api/admin/diff`); T1 before T2, else nothing is read. */
+/** The most of a range's events a comparison reads (the pages of the diff's `eventsNext`, one after another). */
+export const COMPARE_MAX_EVENTS = 10_000;
+
+/**
+ * The api's diff of a read between two instants (`GET /api/admin/diff`), with the range's events read on from its
+ * next pages up to COMPARE_MAX_EVENTS (`eventsNext` is not null when there are more); T1 before T2, else nothing
+ * is read.
+ */
 export function useDiff<A extends DiffAnswer = DiffAnswer>(
   path: string | null,
   t1?: string,
@@ -21,6 +36,9 @@ export function useDiff<A extends DiffAnswer = DiffAnswer>(
     let live = true;
     const q = new URLSearchParams({ path, from: t1!, to: t2! });
     getJson<A>(`/api/admin/diff?${q.toString()}`)
+      .then((a) =>
+        withEventPages(a, COMPARE_MAX_EVENTS, (next) => (live ? getJson<EventsPage<A>>(next) : null)),
+      )
       .then((a) => live && setAnswer(a))
       .catch((e: Error) => live && setError(e.message));
     return () => {
@@ -128,7 +146,9 @@ export function AnswerDiff({ answer, what }: { answer: DiffAnswer; what: string 
         {changes.length === 0
           ? 'The answer did not change'
           : `${changes.length} change${changes.length === 1 ? '' : 's'} in the answer`}
-        , {answer.events.length} event{answer.events.length === 1 ? '' : 's'} between {t1} and {t2}.
+        , {answer.eventsNext === null ? '' : 'the first '}
+        {answer.events.length} event{answer.events.length === 1 ? '' : 's'} between {t1} and {t2}
+        {answer.eventsNext === null ? '.' : ' (there are more: narrow the range to see them all).'}
       </p>
       {changes.length > 0 && (
         <table class="changes answer-changes">
@@ -188,7 +208,10 @@ export function AnswerDiff({ answer, what }: { answer: DiffAnswer; what: string 
       </div>
       {answer.events.length > 0 && (
         <details class="range-events">
-          <summary>The {answer.events.length} events between T1 and T2</summary>
+          <summary>
+            The {answer.eventsNext === null ? '' : 'first '}
+            {answer.events.length} events between T1 and T2
+          </summary>
           <ul class="plain">
             {answer.events.map((e) => (
               <li key={e.id}>

@@ -51,7 +51,9 @@ export function CompareInstants({
               ` (${CHANGE_KINDS.filter((k) => counts[k.kind] > 0)
                 .map((k) => `${counts[k.kind]} ${k.title}`)
                 .join(', ')})`}
-            .
+            {diff.eventsNext === null
+              ? '.'
+              : `, from the first ${diff.events.length} events of the range (there are more: narrow it to see them all).`}
           </p>
           {answer.changes.length > 0 && (
             <table class="changes project-changes">

@@ -281,14 +281,14 @@ export class AppConfig {
   AS_OF_MAX_REPLAY_EVENTS = 200_000;
 
   /**
-   * `GET /api/admin/diff` lists the events of the range within the read's scope; a range holding more than this
-   * is refused at once (400, saying so: narrow it), before either instant's answer is read.
+   * `GET /api/admin/diff` lists the events of the range within the read's scope a page at a time: at most this
+   * many in one answer, the rest on the pages its `eventsNext` leads to (`GET /api/admin/diff/events`).
    */
   @Transform(toInt)
   @IsInt()
   @Min(1)
-  @Max(1_000_000)
-  DIFF_MAX_EVENTS = 10_000;
+  @Max(100_000)
+  DIFF_MAX_EVENTS = 1_000;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';

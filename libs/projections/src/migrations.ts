@@ -9,6 +9,7 @@ import { EventSearchPending1763800004900 } from './event-log/event-search-pendin
 import { EventSearchEnvironmentType1763800005100 } from './event-log/event-search-pairs.migration';
 import { EventLogPositionTimes1763800005200 } from './event-log/event-log-position-times.migration';
 import { EventLogFeatureCover1763800005300 } from './event-log/event-log-feature-cover.migration';
+import { EventLogMoves1763800005700 } from './event-log/event-log-moves.migration';
 import { Identity1763800001100 } from './identity/identity.migration';
 import { IdentityApplyFunction1763800003100 } from './identity/identity-apply-function.migration';
 import { IdentityGroupDetails1763800004510 } from './identity/identity-group-details.migration';
@@ -52,6 +53,7 @@ export const PROJECTIONS_OWN_MIGRATIONS: (new () => MigrationInterface)[] = [
   EventSearchEnvironmentType1763800005100,
   EventLogPositionTimes1763800005200,
   EventLogFeatureCover1763800005300,
+  EventLogMoves1763800005700,
   // identity
   Identity1763800001100,
   IdentityApplyFunction1763800003100,

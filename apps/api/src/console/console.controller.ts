@@ -12,7 +12,7 @@ import { CurrentUser } from '../auth/current-user.decorator';
 import { Visibility } from '../auth/visibility.service';
 import { jsonBody, sendJson } from '../common/json-body';
 import { ApiError, badData, notFound } from '../common/unleash-errors';
-import { decodeCursor, encodeCursor } from './event-page-cursor';
+import { decodeCursor, encodeCursor } from '../common/event-page-cursor';
 import { OperationsService } from './operations.service';
 
 const forbidden = () =>

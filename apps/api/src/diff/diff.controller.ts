@@ -4,14 +4,20 @@ import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AS_OF_PARAMETER } from '@flaglens/contract';
 import { AppConfig, Clock } from '@flaglens/config';
-import { EventLogReadModel, identityEventTypes, type EventScope } from '@flaglens/projections';
+import {
+  EventLogReadModel,
+  identityEventTypes,
+  type EventPageCursor,
+  type EventScope,
+} from '@flaglens/projections';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { Visibility } from '../auth/visibility.service';
 import { ApiAdminOperation } from '../common/api-docs';
 import { asOfInstant } from '../common/as-of';
 import { jsonBody, sendJson } from '../common/json-body';
-import { badData, requestRefused } from '../common/unleash-errors';
-import { DiffDoc } from './diff.docs';
+import { decodeCursor, encodeCursor } from '../common/event-page-cursor';
+import { requestRefused } from '../common/unleash-errors';
+import { DiffDoc, DiffEventsDoc } from './diff.docs';
 import { jsonDiff, type Json } from '@flaglens/contract/json-diff';
 
 /**
@@ -51,12 +57,21 @@ const READS: {
   { pattern: /^\/api\/admin\/dashboard\/executive$/, scope: () => ({ kind: 'instance' }) },
 ];
 
+/** A diff's parameters, checked. */
+interface DiffRange {
+  path: string;
+  url: URL;
+  from: string;
+  to: string;
+  scope: EventScope;
+}
+
 /**
  * `GET /api/admin/diff?path=&from=&to=`: what changed in one read's answer between two instants. The answers
  * are the read's own as of each instant (the read is run with `at=`, with the caller's credentials: access is
  * judged now, as for `at=`), `patch` the RFC 6902 operations from one to the other (json-diff.ts: lists of
  * named things compared by name), and `events` the visible events of the read's scope in (`from`, `to`],
- * oldest first. docs/design.md, "What changed between two instants".
+ * oldest first, a page at a time (`eventsNext`, `GET /api/admin/diff/events`). docs/design.md, "What changed between two instants".
  */
 @ApiTags('Diff')
 @Controller('api/admin')
@@ -77,8 +92,9 @@ export class DiffController {
       "The read of `path` (one that takes `at=`: a project overview, a flag's events, the profile, the event " +
       'list and search, the insights) as of `from` and as of `to` (default now), the RFC 6902 patch from one ' +
       'to the other (lists of things with a name or an id compared by it), and the events in (from, to] within ' +
-      "the read's scope. A malformed or reversed range: 400 BadDataError; a range holding more events of its " +
-      'scope than DIFF_MAX_EVENTS (10,000 by default): 400 saying so, at once. A thing found at one instant and not at the other (a project ' +
+      "the read's scope, oldest first: at most DIFF_MAX_EVENTS (1,000 by default), and `eventsNext`, the path of " +
+      'the next page of them (GET /api/admin/diff/events), or null when they are all here. A malformed or ' +
+      'reversed range: 400 BadDataError. A thing found at one instant and not at the other (a project ' +
       'created or deleted in the range) is null there; any other refusal of the read (404, 403) is answered as it is.',
   })
   @ApiQuery({ name: 'path', required: true, example: '/api/admin/projects/default/overview' })
@@ -93,6 +109,76 @@ export class DiffController {
     @CurrentUser() userId: number,
     @Res() res: FastifyReply,
   ): Promise<void> {
+    const range = this.range(path, fromParam, toParam, userId);
+    const { url, from, to } = range;
+    const [events, before, after] = await Promise.all([
+      this.eventsPage(range, userId, null),
+      this.answerAt(req, url, from),
+      this.answerAt(req, url, to),
+    ]);
+    // A thing found at one instant and not at the other (a project created, or deleted, in the range: access is
+    // judged now, so a 404 beside a 200 is its absence then) is null there. Any other refusal (an unknown or
+    // hidden project: 404 at both; 403) answers the diff as the read answers itself.
+    const absent = (a: { status: number }, other: { status: number }) =>
+      a.status === 404 && other.status === 200;
+    const refused = [before, after].find((a, i) => a.status !== 200 && !absent(a, i === 0 ? after : before));
+    if (refused) {
+      void res.status(refused.status).header('content-type', 'application/json; charset=utf-8');
+      await res.send(refused.body);
+      return;
+    }
+    const [beforeBody, afterBody] = [before, after].map((a) => (a.status === 200 ? a.body : 'null'));
+    const patch = jsonDiff(JSON.parse(beforeBody) as Json, JSON.parse(afterBody) as Json);
+    await sendJson(
+      res,
+      jsonBody(
+        `{"path":${JSON.stringify(range.path)},"from":${JSON.stringify(from)},"to":${JSON.stringify(to)},` +
+          `"before":${beforeBody},"after":${afterBody},"patch":${JSON.stringify(patch)},${events}}`,
+      ),
+    );
+  }
+
+  @Get('diff/events')
+  @ApiAdminOperation({
+    operationId: 'getDiffEvents',
+    summary: "flaglens only: the next page of a diff's events",
+    description:
+      "The events in (from, to] within the read's scope, oldest first, after `after` (the place `eventsNext` " +
+      "names): at most DIFF_MAX_EVENTS, and the next page's path, or null at the end. The diff's parameters, and " +
+      "the same refusals; a malformed `after`: 400 BadDataError. Neither instant's answer is read.",
+  })
+  @ApiQuery({ name: 'path', required: true, example: '/api/admin/projects/default/overview' })
+  @ApiQuery({ name: 'from', required: true, example: '2026-11-01T00:00:00Z' })
+  @ApiQuery({ name: 'to', required: false, example: '2026-11-22T00:00:00Z' })
+  @ApiQuery({
+    name: 'after',
+    required: false,
+    description: 'the place to go on from, as `eventsNext` gives it',
+  })
+  @ApiOkResponse({ type: DiffEventsDoc })
+  async diffEvents(
+    @Query('path') path: unknown,
+    @Query('from') fromParam: unknown,
+    @Query('to') toParam: unknown,
+    @Query('after') afterParam: unknown,
+    @CurrentUser() userId: number,
+    @Res() res: FastifyReply,
+  ): Promise<void> {
+    const range = this.range(path, fromParam, toParam, userId);
+    const cursor = decodeCursor(afterParam);
+    if (cursor === undefined)
+      throw requestRefused('"after" is not a place in the events: take it from "eventsNext"', '/query/after');
+    const events = await this.eventsPage(range, userId, cursor);
+    await sendJson(
+      res,
+      jsonBody(
+        `{"path":${JSON.stringify(range.path)},"from":${JSON.stringify(range.from)},"to":${JSON.stringify(range.to)},${events}}`,
+      ),
+    );
+  }
+
+  /** The diff's parameters checked: the read, its scope and the two instants (`to` defaults to now). */
+  private range(path: unknown, fromParam: unknown, toParam: unknown, userId: number): DiffRange {
     if (typeof path !== 'string' || path === '') throw requestRefused('"path" is required', '/query/path');
     let url: URL;
     try {
@@ -113,38 +199,36 @@ export class DiffController {
     const to =
       toParam === undefined || toParam === '' ? this.clock.now().toISOString() : asOfInstant(toParam, 'to')!;
     if (Date.parse(from) >= Date.parse(to)) throw requestRefused('"from" must be before "to"', '/query/from');
+    return { path, url, from, to, scope: read.r.scope(read.m!, url.searchParams, userId) };
+  }
 
-    // the range's events first: one holding too many is refused at once, before two reads as of an instant that
-    // may each take up to the statement timeout (or be refused for another reason) on a large history
-    const scope = read.r.scope(read.m!, url.searchParams, userId);
-    const max = this.config.DIFF_MAX_EVENTS;
+  /**
+   * A page of the range's events as the answer's `"events":[…],"eventsNext":…` members: the next page's path
+   * carries `to` as an instant, so every page reads the same range even when `to` was left to now.
+   */
+  private async eventsPage(
+    range: DiffRange,
+    userId: number,
+    cursor: EventPageCursor | null,
+  ): Promise<string> {
     const hidden = await this.visibility.hiddenProjects(userId);
-    const events = await this.events.eventsBetween(scope, from, to, hidden, max);
-    if (events === null)
-      throw badData(
-        `between ${from} and ${to} there are more than ${max} events of this read's scope: narrow the range`,
-      );
-    const [before, after] = await Promise.all([this.answerAt(req, url, from), this.answerAt(req, url, to)]);
-    // A thing found at one instant and not at the other (a project created, or deleted, in the range: access is
-    // judged now, so a 404 beside a 200 is its absence then) is null there. Any other refusal (an unknown or
-    // hidden project: 404 at both; 403) answers the diff as the read answers itself.
-    const absent = (a: { status: number }, other: { status: number }) =>
-      a.status === 404 && other.status === 200;
-    const refused = [before, after].find((a, i) => a.status !== 200 && !absent(a, i === 0 ? after : before));
-    if (refused) {
-      void res.status(refused.status).header('content-type', 'application/json; charset=utf-8');
-      await res.send(refused.body);
-      return;
-    }
-    const [beforeBody, afterBody] = [before, after].map((a) => (a.status === 200 ? a.body : 'null'));
-    const patch = jsonDiff(JSON.parse(beforeBody) as Json, JSON.parse(afterBody) as Json);
-    await sendJson(
-      res,
-      jsonBody(
-        `{"path":${JSON.stringify(path)},"from":${JSON.stringify(from)},"to":${JSON.stringify(to)},` +
-          `"before":${beforeBody},"after":${afterBody},"patch":${JSON.stringify(patch)},"events":[${events.eventsJson}]}`,
-      ),
+    const page = await this.events.eventsBetween(
+      range.scope,
+      range.from,
+      range.to,
+      hidden,
+      this.config.DIFF_MAX_EVENTS,
+      cursor,
     );
+    const next =
+      page.next &&
+      `/api/admin/diff/events?${new URLSearchParams({
+        path: range.path,
+        from: range.from,
+        to: range.to,
+        after: encodeCursor(page.next),
+      }).toString()}`;
+    return `"events":[${page.eventsJson}],"eventsNext":${JSON.stringify(next)}`;
   }
 
   /** The read's own answer as of `at`, through the whole request path, with the caller's credentials. */

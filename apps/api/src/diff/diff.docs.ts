@@ -44,7 +44,35 @@ export class DiffDoc {
   patch: PatchOperationDoc[];
   @ApiProperty({
     type: [FeatureEventDoc],
-    description: "the read's scope's events in (from, to], oldest first",
+    description: "the read's scope's events in (from, to], oldest first: the first DIFF_MAX_EVENTS of them",
   })
   events: FeatureEventDoc[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'the path of the next page of the events (GET /api/admin/diff/events), or null when they are all here',
+    example: null,
+  })
+  eventsNext: string | null;
+}
+
+/** The answer of GET /api/admin/diff/events: a further page of a diff's events. */
+export class DiffEventsDoc {
+  @ApiProperty({ description: 'the read, as asked' }) path: string;
+  @ApiProperty({ format: 'date-time' }) from: string;
+  @ApiProperty({ format: 'date-time' }) to: string;
+  @ApiProperty({
+    type: [FeatureEventDoc],
+    description:
+      "the read's scope's events in (from, to] after the page asked from, oldest first: at most DIFF_MAX_EVENTS",
+  })
+  events: FeatureEventDoc[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'the path of the next page, or null at the end',
+    example: null,
+  })
+  eventsNext: string | null;
 }

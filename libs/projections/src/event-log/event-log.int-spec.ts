@@ -1,11 +1,11 @@
 import { Pool, type PoolClient } from 'pg';
 import { createTestDatabase, type TestDatabase } from '@flaglens/testing/support/test-database';
 import { testEvent } from '@flaglens/testing/test-events';
-import { appendEvents } from './event-log.projection';
+import { appendEvents, namedProjects } from './event-log.projection';
 import type { SourcedEvent } from '../projection';
-import { EventLogReadModel } from './event-log.read-model';
+import { EventLogReadModel, type EventPageCursor, type EventScope } from './event-log.read-model';
 import { toWireJson } from './event-wire';
-import { parseEvent } from '@flaglens/contract';
+import { parseEvent, type FlagEvent } from '@flaglens/contract';
 
 /** The event log's append, over many COPY chunks, against real Postgres. */
 describe('event log append (real Postgres)', () => {
@@ -161,5 +161,71 @@ describe('event log append (real Postgres)', () => {
     expect((await model.unleashRelease()).release).toBe('7');
     await append([said(9205, '9')]);
     expect(await model.unleashRelease()).toEqual({ release: '9', answeringAs: '8' });
+  });
+
+  it("a diff's events: pages of any size, followed to the end, are the scope's events of the range", async () => {
+    // a window of its own (2031), instants repeated (ids break the ties), ids not in time order
+    const base = Date.UTC(2031, 0, 1);
+    const kinds = ['p1', 'p2', 'p3'];
+    const events: FlagEvent[] = Array.from({ length: 90 }, (_, i) => {
+      const id = 9400 + ((i * 37) % 90);
+      const createdAt = new Date(base + Math.floor(i / 3) * 60_000).toISOString();
+      const project = kinds[i % 3];
+      if (i % 11 === 0)
+        // a flag's move between two projects: it names both
+        return {
+          ...testEvent(id, 'feature-project-change', { featureName: `m${i}`, project }),
+          createdAt,
+          data: { oldProject: kinds[(i + 1) % 3], newProject: project },
+        };
+      if (i % 13 === 0) return { ...testEvent(id, 'client-metrics'), createdAt };
+      if (i % 7 === 0)
+        return { ...testEvent(id, 'user-updated', { createdByUserId: 5, data: { id: 6 } }), createdAt };
+      return { ...testEvent(id, 'feature-updated', { featureName: `f${i % 4}`, project }), createdAt };
+    });
+    await c.query('BEGIN');
+    await appendEvents(
+      c,
+      events.map((event, i) => ({ event, knownType: true, topic: 't', partition: 3, offset: 10_000 + i })),
+    );
+    await c.query('COMMIT');
+    const model = new EventLogReadModel({ pool: () => reads });
+    const from = new Date(base + 2 * 60_000).toISOString();
+    const to = new Date(base + 25 * 60_000).toISOString();
+    const inRange = events
+      .filter((e) => e.createdAt > from && e.createdAt <= to && e.type !== 'client-metrics')
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id);
+    const cases: [EventScope, string[], (e: FlagEvent) => boolean][] = [
+      [{ kind: 'project', projectId: 'p1' }, [], (e) => namedProjects(e).includes('p1')],
+      // a caller who may not see p2 sees none of its moves
+      [
+        { kind: 'project', projectId: 'p1' },
+        ['p2'],
+        (e) => namedProjects(e).includes('p1') && !namedProjects(e).includes('p2'),
+      ],
+      [{ kind: 'flag', featureName: 'f1' }, [], (e) => e.featureName === 'f1'],
+      [{ kind: 'identity', userId: 6, types: ['user-updated'] }, [], (e) => e.type === 'user-updated'],
+      [{ kind: 'instance' }, ['p3'], (e) => !namedProjects(e).includes('p3')],
+    ];
+    for (const [scope, hidden, wanted] of cases) {
+      const expected = inRange.filter(wanted).map((e) => e.id);
+      expect(expected.length).toBeGreaterThan(3);
+      for (const size of [1, 4, 1000]) {
+        const ids: number[] = [];
+        let cursor: EventPageCursor | null = null;
+        let pages = 0;
+        do {
+          const page = await model.eventsBetween(scope, from, to, hidden, size, cursor);
+          const got = (JSON.parse(`[${page.eventsJson}]`) as { id: number }[]).map((e) => e.id);
+          expect(got.length).toBe(page.count);
+          expect(got.length).toBeLessThanOrEqual(size);
+          ids.push(...got);
+          cursor = page.next;
+          pages += 1;
+        } while (cursor !== null && pages < 200);
+        expect({ scope, hidden, size, ids }).toEqual({ scope, hidden, size, ids: expected });
+        expect(pages).toBe(Math.max(1, Math.ceil(expected.length / size)));
+      }
+    }
   });
 });

@@ -29,7 +29,7 @@ export const visibleTo = (hidden: string): string =>
   `(project IS NULL OR project <> ALL(${hidden}::text[])) AND (other_projects IS NULL OR NOT other_projects && ${hidden}::text[])`;
 const VISIBLE = visibleTo('$2');
 
-/** A place in a flag's event list (its order: createdAt desc, then id desc), for the next page after it. */
+/** A place in a list of events ordered by createdAt, then id (a flag's list, a diff's events): a page's last event. */
 export interface EventPageCursor {
   /** createdAt of the page's last event, microseconds since the epoch (decimal) */
   at: string;
@@ -242,8 +242,10 @@ export class EventLogReadModel {
   constructor(private readonly db: ReadPool) {}
 
   /**
-   * The visible events of `scope` created after `from` and up to `to` (both instants in `parseAsOf`'s normal
-   * form), oldest first, as wire JSON; null when there are more than `limit`. SDK traffic is never among them.
+   * One page of the visible events of `scope` created after `from` and up to `to` (both instants in
+   * `parseAsOf`'s normal form), oldest first (createdAt, then id), after `cursor`: at most `limit`, as wire JSON,
+   * and where the next page starts (null at the end). SDK traffic is never among them. Keyset paging: a page costs
+   * its own rows, however many events the range holds.
    */
   async eventsBetween(
     scope: EventScope,
@@ -251,32 +253,55 @@ export class EventLogReadModel {
     to: string,
     hidden: string[],
     limit: number,
-  ): Promise<{ eventsJson: string; count: number } | null> {
+    cursor: EventPageCursor | null = null,
+  ): Promise<{ eventsJson: string; count: number; next: EventPageCursor | null }> {
     const values: unknown[] = [from, hidden, to, limit + 1];
     const where = [`created_at > $1::timestamptz`, `created_at <= $3::timestamptz`, VISIBLE, NOT_SDK];
-    if (scope.kind === 'flag') {
-      values.push(scope.featureName);
-      where.push(`feature_name = $5`);
-    } else if (scope.kind === 'project') {
-      values.push(scope.projectId);
-      where.push(`(project = $5 OR $5 = ANY(other_projects))`);
-    } else if (scope.kind === 'identity') {
-      values.push(scope.userId, scope.types);
+    if (cursor) {
+      values.push(cursor.at, cursor.id);
       where.push(
-        `type = ANY($6::text[])`,
-        `(created_by_user_id = $5
-          OR jsonb_path_exists(body::jsonb, 'strict $.** ? (@.userId == $u || @.user.id == $u)', jsonb_build_object('u', $5::int))
-          OR (type LIKE 'user-%' AND to_jsonb($5::int) IN (body::jsonb #> '{data,id}', body::jsonb #> '{preData,id}')))`,
+        `(created_at, id) > (timestamptz 'epoch' + $5::bigint * interval '1 microsecond', $6::bigint)`,
       );
     }
-    const rows = await this.db
-      .pool()
-      .query<{ body: string }>(
-        `SELECT body FROM event_log WHERE ${where.join(' AND ')} ORDER BY created_at, id LIMIT $4`,
-        values,
-      );
-    if (rows.rows.length > limit) return null;
-    return { eventsJson: wireEvents(rows.rows.map((r) => r.body)), count: rows.rows.length };
+    const param = (v: unknown) => `$${values.push(v)}`;
+    const page = (conditions: string[]) =>
+      `SELECT body, created_at, id FROM event_log WHERE ${[...where, ...conditions].join(' AND ')}
+        ORDER BY created_at, id LIMIT $4`;
+    let text: string;
+    if (scope.kind === 'project') {
+      // the project's own events (its index in the answer's order) and the moves naming it as another project
+      // (the moves' own index; other_projects never holds the event's own), each read a page at most, merged:
+      // not one scan of the range's events filtered by either
+      const p = param(scope.projectId);
+      text = `(${page([`project = ${p}`])}) UNION ALL (${page([
+        `other_projects IS NOT NULL`,
+        `${p} = ANY(other_projects)`,
+      ])})`;
+    } else if (scope.kind === 'flag') {
+      text = page([`feature_name = ${param(scope.featureName)}`]);
+    } else if (scope.kind === 'identity') {
+      const u = param(scope.userId);
+      text = page([
+        `type = ANY(${param(scope.types)}::text[])`,
+        `(created_by_user_id = ${u}
+          OR jsonb_path_exists(body::jsonb, 'strict $.** ? (@.userId == $u || @.user.id == $u)', jsonb_build_object('u', ${u}::int))
+          OR (type LIKE 'user-%' AND to_jsonb(${u}::int) IN (body::jsonb #> '{data,id}', body::jsonb #> '{preData,id}')))`,
+      ]);
+    } else {
+      text = page([]);
+    }
+    const rows = await this.db.pool().query<{ body: string; at: string; id: string }>(
+      `SELECT body, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at, id::text AS id
+         FROM (${text}) e ORDER BY created_at, id LIMIT $4`,
+      values,
+    );
+    const kept = rows.rows.slice(0, limit);
+    const last = kept.at(-1);
+    return {
+      eventsJson: wireEvents(kept.map((r) => r.body)),
+      count: kept.length,
+      next: rows.rows.length > limit && last ? { at: last.at, id: last.id } : null,
+    };
   }
 
   /**

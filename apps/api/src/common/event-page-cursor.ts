@@ -1,6 +1,6 @@
 import type { EventPageCursor } from '@flaglens/projections';
 
-/** A page cursor as the console's clients carry it: opaque (base64url of its two numbers). */
+/** A page cursor as the clients carry it (the console's flag pages, the diff's events): opaque (base64url of its two numbers). */
 export function encodeCursor(c: EventPageCursor): string {
   return Buffer.from(JSON.stringify([c.at, c.id]), 'utf8').toString('base64url');
 }
