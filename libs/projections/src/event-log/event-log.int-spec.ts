@@ -228,4 +228,52 @@ describe('event log append (real Postgres)', () => {
       }
     }
   });
+
+  it('pages order ids as numbers where instants tie: the flag list and a diff, across a digit boundary', async () => {
+    // one instant, ids of 5 and 6 digits: as text "99999" sorts after "100000"
+    const at = '2032-03-01T00:00:00.000Z';
+    const ids = [99_998, 99_999, 100_000, 100_001, 100_002];
+    await c.query('BEGIN');
+    await appendEvents(
+      c,
+      ids.map((id, i) => ({
+        event: {
+          ...testEvent(id, 'feature-updated', { featureName: 'tied-flag', project: 'tied' }),
+          createdAt: at,
+        },
+        knownType: true,
+        topic: 't',
+        partition: 4,
+        offset: i,
+      })),
+    );
+    await c.query('COMMIT');
+    const model = new EventLogReadModel({ pool: () => reads });
+    const idsOf = (json: string) => (JSON.parse(`[${json}]`) as { id: number }[]).map((e) => e.id);
+    for (const size of [2, 5]) {
+      const listed: number[] = [];
+      let cursor: EventPageCursor | null = null;
+      do {
+        const page = await model.eventPage('tied-flag', [], cursor, size);
+        listed.push(...idsOf(page.eventsJson));
+        cursor = page.next;
+      } while (cursor !== null && listed.length < 20);
+      expect({ size, listed }).toEqual({ size, listed: [...ids].reverse() });
+      const between: number[] = [];
+      cursor = null;
+      do {
+        const page = await model.eventsBetween(
+          { kind: 'project', projectId: 'tied' },
+          '2032-02-01T00:00:00.000Z',
+          at,
+          [],
+          size,
+          cursor,
+        );
+        between.push(...idsOf(page.eventsJson));
+        cursor = page.next;
+      } while (cursor !== null && between.length < 20);
+      expect({ size, between }).toEqual({ size, between: ids });
+    }
+  });
 });

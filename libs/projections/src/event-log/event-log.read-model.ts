@@ -291,8 +291,9 @@ export class EventLogReadModel {
       text = page([]);
     }
     const rows = await this.db.pool().query<{ body: string; at: string; id: string }>(
+      // ordered by the columns, qualified: a bare `id` would name the output's text
       `SELECT body, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at, id::text AS id
-         FROM (${text}) e ORDER BY created_at, id LIMIT $4`,
+         FROM (${text}) e ORDER BY e.created_at, e.id LIMIT $4`,
       values,
     );
     const kept = rows.rows.slice(0, limit);
@@ -322,8 +323,9 @@ export class EventLogReadModel {
       : '';
     if (cursor) values.push(cursor.at, cursor.id);
     const rows = await pool.query<{ body: string; at: string; id: string }>(
-      `SELECT body, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at, id::text AS id FROM event_log
-        WHERE feature_name = $1 AND ${VISIBLE} ${after} ORDER BY created_at DESC, id DESC LIMIT $3`,
+      // ordered by the columns, qualified: a bare `id` would name the output's text ("99" after "100")
+      `SELECT body, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at, id::text AS id FROM event_log l
+        WHERE feature_name = $1 AND ${VISIBLE} ${after} ORDER BY l.created_at DESC, l.id DESC LIMIT $3`,
       values,
     );
     const page = rows.rows.slice(0, limit);
