@@ -1,4 +1,4 @@
-import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -57,6 +57,14 @@ const READS: {
   { pattern: /^\/api\/admin\/dashboard\/executive$/, scope: () => ({ kind: 'instance' }) },
 ];
 
+/** The parameters of a diff and of its events' pages, documented. */
+const DiffRangeQuery = () =>
+  applyDecorators(
+    ApiQuery({ name: 'path', required: true, example: '/api/admin/projects/default/overview' }),
+    ApiQuery({ name: 'from', required: true, example: '2026-11-01T00:00:00Z' }),
+    ApiQuery({ name: 'to', required: false, example: '2026-11-22T00:00:00Z' }),
+  );
+
 /** A diff's parameters, checked. */
 interface DiffRange {
   path: string;
@@ -97,9 +105,7 @@ export class DiffController {
       'reversed range: 400 BadDataError. A thing found at one instant and not at the other (a project ' +
       'created or deleted in the range) is null there; any other refusal of the read (404, 403) is answered as it is.',
   })
-  @ApiQuery({ name: 'path', required: true, example: '/api/admin/projects/default/overview' })
-  @ApiQuery({ name: 'from', required: true, example: '2026-11-01T00:00:00Z' })
-  @ApiQuery({ name: 'to', required: false, example: '2026-11-22T00:00:00Z' })
+  @DiffRangeQuery()
   @ApiOkResponse({ type: DiffDoc })
   async diff(
     @Query('path') path: unknown,
@@ -147,9 +153,7 @@ export class DiffController {
       "names): at most DIFF_MAX_EVENTS, and the next page's path, or null at the end. The diff's parameters, and " +
       "the same refusals; a malformed `after`: 400 BadDataError. Neither instant's answer is read.",
   })
-  @ApiQuery({ name: 'path', required: true, example: '/api/admin/projects/default/overview' })
-  @ApiQuery({ name: 'from', required: true, example: '2026-11-01T00:00:00Z' })
-  @ApiQuery({ name: 'to', required: false, example: '2026-11-22T00:00:00Z' })
+  @DiffRangeQuery()
   @ApiQuery({
     name: 'after',
     required: false,
