@@ -37,6 +37,16 @@ export interface EventPageCursor {
 }
 
 /**
+ * A page's place in the order createdAt, then id: `op` '<' for the pages after it newest first, '>' oldest first;
+ * `at` and `id` the parameters holding the cursor. The time in microseconds since the epoch: exact, and no text a
+ * timestamp parser could refuse.
+ */
+const afterCursor = (op: '<' | '>', at: string, id: string): string =>
+  `(created_at, id) ${op} (timestamptz 'epoch' + ${at}::bigint * interval '1 microsecond', ${id}::bigint)`;
+/** The columns a cursor is made of (EventPageCursor), beside the body. */
+const CURSOR_COLUMNS = `(extract(epoch FROM created_at) * 1000000)::bigint::text AS at, id::text AS id`;
+
+/**
  * Whose events a change between two instants is explained by (`eventsBetween`): a flag's, a project's (its own
  * and the moves of flags in or out of it), a user's identity (the identity events naming the user, and those
  * the user made), or the whole instance's.
@@ -259,9 +269,7 @@ export class EventLogReadModel {
     const where = [`created_at > $1::timestamptz`, `created_at <= $3::timestamptz`, VISIBLE, NOT_SDK];
     if (cursor) {
       values.push(cursor.at, cursor.id);
-      where.push(
-        `(created_at, id) > (timestamptz 'epoch' + $5::bigint * interval '1 microsecond', $6::bigint)`,
-      );
+      where.push(afterCursor('>', '$5', '$6'));
     }
     const param = (v: unknown) => `$${values.push(v)}`;
     const page = (conditions: string[]) =>
@@ -292,7 +300,7 @@ export class EventLogReadModel {
     }
     const rows = await this.db.pool().query<{ body: string; at: string; id: string }>(
       // ordered by the columns, qualified: a bare `id` would name the output's text
-      `SELECT body, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at, id::text AS id
+      `SELECT body, ${CURSOR_COLUMNS}
          FROM (${text}) e ORDER BY e.created_at, e.id LIMIT $4`,
       values,
     );
@@ -317,14 +325,11 @@ export class EventLogReadModel {
   ): Promise<EventPage> {
     const pool = this.db.pool();
     const values: unknown[] = [featureName, hidden, limit + 1];
-    // the cursor's time in microseconds since the epoch: exact, and no text a timestamp parser could refuse
-    const after = cursor
-      ? `AND (created_at, id) < (timestamptz 'epoch' + $4::bigint * interval '1 microsecond', $5::bigint)`
-      : '';
+    const after = cursor ? `AND ${afterCursor('<', '$4', '$5')}` : '';
     if (cursor) values.push(cursor.at, cursor.id);
     const rows = await pool.query<{ body: string; at: string; id: string }>(
       // ordered by the columns, qualified: a bare `id` would name the output's text ("99" after "100")
-      `SELECT body, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at, id::text AS id FROM event_log l
+      `SELECT body, ${CURSOR_COLUMNS} FROM event_log l
         WHERE feature_name = $1 AND ${VISIBLE} ${after} ORDER BY l.created_at DESC, l.id DESC LIMIT $3`,
       values,
     );
