@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import * as projections from '@flaglens/projections';
 import { IdentityReadModel, InsightsReadModel } from '@flaglens/projections';
-import type { RowQueryable } from '@flaglens/persistence';
+import { READ_SESSION_OPTIONS, type RowQueryable } from '@flaglens/persistence';
 import { cliArgs } from '@flaglens/testing/support/cli-args';
 import { activeSchema } from '@flaglens/testing/support/test-database';
 
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
     const pool = new Pool({
       connectionString: url,
       max: oneByOne ? 1 : 10,
-      options: `-c search_path=${schema}`,
+      options: `-c search_path=${schema} ${READ_SESSION_OPTIONS}`,
     });
     const times: number[] = [];
     const stringify: number[] = [];

@@ -27,6 +27,22 @@ describe('ActiveVersionPool (real Postgres)', () => {
     }
   });
 
+  it('reads with JIT compilation off, whatever the server is set to', async () => {
+    const reads = new ActiveVersionPool(tdb.url, 1);
+    try {
+      await reads.refresh();
+      const pool = reads.pool();
+      expect((await pool.query<{ jit: string }>('SHOW jit')).rows).toEqual([{ jit: 'off' }]);
+      // a statement estimated far above jit_above_cost (100,000 by default) is planned without compilation
+      const plan = await pool.query<{ 'QUERY PLAN': string }>(
+        'EXPLAIN SELECT sum(g) FROM generate_series(1, 50000000) g',
+      );
+      expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).not.toMatch(/JIT/);
+    } finally {
+      await reads.close();
+    }
+  });
+
   it('prepares each SQL text once per connection when asked to, and plans nothing again on reuse', async () => {
     const reads = new ActiveVersionPool(tdb.url, 1);
     try {

@@ -25,6 +25,15 @@ function mayBeSwitch(e: unknown): boolean {
 }
 
 /**
+ * The settings of every connection that reads projections (libpq `options`): JIT compilation off. The reads are
+ * short statements, and some are planned from estimates a generated series of weeks makes poor (the insights'
+ * current week: 1.5 million rows expected, 43,000 read), which push their cost past `jit_above_cost`; the
+ * compilation then takes longer than the statement (378 of 566 ms at 10 million events) and never pays for
+ * itself (docs/design.md, "Reads").
+ */
+export const READ_SESSION_OPTIONS = '-c jit=off';
+
+/**
  * Connections for reading projections. Each pool is bound (search_path) to one projection version; when a
  * rebuild switches the active version, `refresh` opens a pool on the new one and retires the old pool
  * after a grace period, so queries in flight finish on the version they started on.
@@ -82,7 +91,7 @@ export class ActiveVersionPool implements ReadPool {
       connectionString: this.url,
       max: this.poolSize,
       options:
-        searchPathOption(active.schema) +
+        `${searchPathOption(active.schema)} ${READ_SESSION_OPTIONS}` +
         (this.statementTimeoutMs > 0 ? ` -c statement_timeout=${Math.floor(this.statementTimeoutMs)}` : ''),
       application_name: this.applicationName,
       connectionTimeoutMillis: 5000,
