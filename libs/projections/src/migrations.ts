@@ -31,6 +31,7 @@ import { InsightsEnvUpdatesByProject1763800003300 } from './insights/insights-en
 import { DropInsightsFlags1763800004100 } from './insights/drop-insights-flags.migration';
 import { InsightsStoredWeeks1763800004210 } from './insights/insights-stored-weeks.migration';
 import { InsightsStoredMetrics1763800005400 } from './insights/insights-stored-metrics.migration';
+import { InsightsFlagDeltasCreated1763800005800 } from './insights/insights-flag-deltas-created.migration';
 import { Lifecycle1763800004620 } from './lifecycle/lifecycle.migration';
 import { LifecycleEnableSpans1763800005500 } from './lifecycle/lifecycle-enable-spans.migration';
 import { LifecycleSpansApart1763800005600 } from './lifecycle/lifecycle-spans-apart.migration';
@@ -79,6 +80,7 @@ export const PROJECTIONS_OWN_MIGRATIONS: (new () => MigrationInterface)[] = [
   DropInsightsFlags1763800004100,
   InsightsStoredWeeks1763800004210,
   InsightsStoredMetrics1763800005400,
+  InsightsFlagDeltasCreated1763800005800,
   Lifecycle1763800004620,
   LifecycleEnableSpans1763800005500,
   LifecycleSpansApart1763800005600,

@@ -509,6 +509,25 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d,
       await same(daysBefore(25));
     });
 
+    it('a fresh flag whose lifetime ends in the weeks computed after the stored base is potentially stale there', async () => {
+      // a release flag (40 days) created 41 days before the clock and unchanged since: its only delta is in a
+      // stored week, and it turns potentially stale on a day of the current week, computed from the base
+      const name = 'lifetime-ends-this-week';
+      const project = 'sim-project-1';
+      await apply([
+        late(daysBefore(41), 'feature-created', {
+          project,
+          featureName: name,
+          data: { name, description: null, type: 'release', project, stale: false, archived: false },
+        }),
+      ]);
+      expect(await store(db.ds, END)).toBeGreaterThan(0);
+      expect(await marker(db.ds)).toEqual({ valid_until: '2026-06-01', base_at: '2026-06-01' });
+      // the current week's rows start from the base: the reference computes every week from the deltas
+      await same(END);
+      await same(END, [project]);
+    });
+
     it('a late event dated in a past stored week invalidates from its week; storing again gives the same', async () => {
       await apply([
         late(daysBefore(70), 'feature-stale-on', {

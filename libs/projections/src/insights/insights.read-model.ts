@@ -152,9 +152,21 @@ function projectFlagsBody(w: string, fromBase = false): string {
   SELECT project, date_trunc('week', day)::date AS ws, sum(d_total) AS t, sum(d_stale) AS s, 0 AS ps
     FROM insights_flag_deltas WHERE day >= $6::date AND day <= $1::date GROUP BY 1, 2
   UNION ALL
-  SELECT f.project, date_trunc('week', GREATEST(f.day, f.created_day + ft.lifetime_days))::date, 0, 0, sum(f.d_fresh)
+  -- the fresh flags that turn potentially stale in the weeks from the cut (the later of the delta's day and the
+  -- end of its lifetime), in two disjoint halves, each read from an index: by the day, and by the creation day
+  SELECT f.project, date_trunc('week', f.day)::date, 0, 0, sum(f.d_fresh)
     FROM insights_flag_deltas f JOIN feature_types ft ON ft.id = f.type AND ft.lifetime_days > 0
-   WHERE GREATEST(f.day, f.created_day + ft.lifetime_days) BETWEEN $6::date AND $1::date GROUP BY 1, 2
+   WHERE f.day BETWEEN $6::date AND $1::date AND f.day >= f.created_day + ft.lifetime_days GROUP BY 1, 2
+  UNION ALL
+  -- (per type, in a subquery the planner cannot flatten: one index range per type, however many it guesses)
+  SELECT x.project, x.ws, 0, 0, x.n
+    FROM feature_types ft CROSS JOIN LATERAL (
+      SELECT f.project, date_trunc('week', f.created_day + ft.lifetime_days)::date AS ws, sum(f.d_fresh) AS n
+        FROM insights_flag_deltas f
+       WHERE f.type = ft.id AND f.created_day BETWEEN $6::date - ft.lifetime_days AND $1::date - ft.lifetime_days
+         AND f.created_day + ft.lifetime_days > f.day
+       GROUP BY 1, 2) x
+   WHERE ft.lifetime_days > 0
 )`
     : `fd AS (
   SELECT project, date_trunc('week', day)::date AS ws, sum(d_total) AS t, sum(d_stale) AS s, 0 AS ps
