@@ -87,6 +87,14 @@ interface ProjectFlagRow {
   ps: number;
 }
 
+/** A stored week (PROJECT_FLAGS_STORED_SQL, METRICS_STORED_SQL): its rows as one JSON array of value lists. */
+interface StoredWeek {
+  d: string;
+  ws: string;
+  week: string;
+  rows: string;
+}
+
 /** METRICS_SQL's row: yes and no as bigint text when computed, as JSON numbers when stored. */
 interface MetricRow {
   d: string;
@@ -464,59 +472,29 @@ export class InsightsReadModel {
     return c ?? { cut: '-infinity', base: false };
   }
 
-  /** PROJECT_FLAGS_SQL's rows: the stored weeks before the cut, the later ones computed. */
-  private async projectFlagRows(ph: unknown[], { cut, base }: { cut: string; base: boolean }) {
-    if (cut === '-infinity') return this.db.query<ProjectFlagRow>(PROJECT_FLAGS_SQL, ph);
-    const pc = [...ph, cut];
-    const [weeks, computed] = await Promise.all([
-      this.db.query<{ d: string; ws: string; week: string; rows: string }>(PROJECT_FLAGS_STORED_SQL, pc),
-      this.db.query<ProjectFlagRow>(base ? PROJECT_FLAGS_TAIL_FROM_BASE_SQL : PROJECT_FLAGS_TAIL_SQL, pc),
-    ]);
-    // every stored week precedes every computed one: the two ordered lists follow each other
-    const rows: ProjectFlagRow[] = [];
-    for (const w of weeks)
-      for (const [project, total, stale, ps] of JSON.parse(w.rows) as [string, number, number, number][])
-        rows.push({ d: w.d, ws: w.ws, week: w.week, project, total, stale, ps });
-    return rows.length === 0 ? computed : rows.concat(computed);
-  }
-
-  /** METRICS_SQL's rows: the stored weeks before the cut, the later ones computed. */
-  private async metricRows(ph: unknown[], { cut }: { cut: string }): Promise<MetricRow[]> {
-    if (cut === '-infinity') return this.db.query<MetricRow>(METRICS_SQL, ph);
-    const pc = [...ph, cut];
-    const [weeks, computed] = await Promise.all([
-      this.db.query<{ d: string; week: string; rows: string }>(METRICS_STORED_SQL, pc),
-      this.db.query<MetricRow>(METRICS_TAIL_SQL, pc),
-    ]);
-    // every stored week precedes every computed one: the two ordered lists follow each other
-    const rows: MetricRow[] = [];
-    for (const w of weeks)
-      for (const [project, yes, no, apps, flags, envs] of JSON.parse(w.rows) as [
-        string,
-        number,
-        number,
-        number,
-        number,
-        number,
-      ][])
-        rows.push({ d: w.d, week: w.week, project, yes, no, apps, flags, envs });
-    return rows.length === 0 ? computed : rows.concat(computed);
-  }
-
   /**
    * One part's rows: those of `all` when no stored week serves the report (the cut at -infinity), else the
    * stored weeks before the cut (`stored`) followed by the weeks from it, computed (`tail`); the cut is the
-   * statements' last parameter.
+   * statements' last parameter. With `perWeek`, `stored` answers a row per week, its rows as one JSON array of
+   * value lists (fewer rows to send and parse), each turned into the part's row by `perWeek`.
    */
-  private async storedThenComputed<Row>(
+  private async storedThenComputed<Row, Values extends unknown[] = never>(
     [all, stored, tail]: readonly [string, string, string],
     params: unknown[],
     { cut }: { cut: string },
+    perWeek?: (week: StoredWeek, values: Values) => Row,
   ): Promise<Row[]> {
     if (cut === '-infinity') return this.db.query<Row>(all, params);
     const pc = [...params, cut];
-    const [before, from] = await Promise.all([this.db.query<Row>(stored, pc), this.db.query<Row>(tail, pc)]);
-    return before.concat(from);
+    const [before, from] = await Promise.all([
+      this.db.query<Row | StoredWeek>(stored, pc),
+      this.db.query<Row>(tail, pc),
+    ]);
+    // every stored week precedes every computed one: the two ordered lists follow each other
+    const kept = perWeek
+      ? (before as StoredWeek[]).flatMap((w) => (JSON.parse(w.rows) as Values[]).map((v) => perWeek(w, v)))
+      : (before as Row[]);
+    return kept.concat(from);
   }
 
   /**
@@ -554,7 +532,18 @@ export class InsightsReadModel {
     early?.catch(() => undefined);
     const [weeks, projectRows, userRows, envRows, metricRows, ttpRows, lifecycleRows] = await Promise.all([
       this.db.query<{ d: string; week: string }>(WEEKS_SQL, p),
-      cut.then((c) => this.projectFlagRows(ph, c)),
+      cut.then((c) =>
+        this.storedThenComputed<ProjectFlagRow, [string, number, number, number]>(
+          [
+            PROJECT_FLAGS_SQL,
+            PROJECT_FLAGS_STORED_SQL,
+            c.base ? PROJECT_FLAGS_TAIL_FROM_BASE_SQL : PROJECT_FLAGS_TAIL_SQL,
+          ],
+          ph,
+          c,
+          ({ d, ws, week }, [project, total, stale, ps]) => ({ d, ws, week, project, total, stale, ps }),
+        ),
+      ),
       cut.then((c) =>
         this.storedThenComputed<{ d: string; total: number; active: number }>(
           [USERS_SQL, USERS_STORED_SQL, USERS_TAIL_SQL],
@@ -569,7 +558,23 @@ export class InsightsReadModel {
           c,
         ),
       ),
-      cut.then((c) => this.metricRows(ph, c)),
+      cut.then((c) =>
+        this.storedThenComputed<MetricRow, [string, number, number, number, number, number]>(
+          [METRICS_SQL, METRICS_STORED_SQL, METRICS_TAIL_SQL],
+          ph,
+          c,
+          ({ d, week }, [project, yes, no, apps, flags, envs]) => ({
+            d,
+            week,
+            project,
+            yes,
+            no,
+            apps,
+            flags,
+            envs,
+          }),
+        ),
+      ),
       this.db.query<{ project: string; ws: string; days: number; n: number }>(TTP_SQL, ph),
       this.db.query<{ project: string; ws: string; k: string; type: string; n: number }>(LIFECYCLE_SQL, ph),
     ]);
