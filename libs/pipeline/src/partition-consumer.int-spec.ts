@@ -86,7 +86,7 @@ describe('PartitionConsumer: waiting batches of several partitions (real Kafka a
       allowUnknownTypes: false,
       maxEventBytes: 1024 * 1024,
     });
-    const producer = kafka.producer();
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 }); // offsets are counted: each message once
     await producer.connect();
     const send = (partition: number, ids: number[], poison?: number) =>
       producer.send({

@@ -49,9 +49,16 @@ export async function createTestTopic(
   };
 }
 
-/** Produces messages in chunks, waiting for all replicas. */
+/**
+ * Produces messages in chunks, waiting for all replicas, each message once: the producer is idempotent, so a batch
+ * sent again after a late answer from a loaded broker is not written twice (tests count offsets and dead letters).
+ */
 export async function produce(kafka: Kafka, topic: string, messages: Message[], chunk = 500): Promise<void> {
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const producer = kafka.producer({
+    allowAutoTopicCreation: false,
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
   await producer.connect();
   try {
     for (let i = 0; i < messages.length; i += chunk) {
