@@ -30,6 +30,14 @@ export const LARGE_INSTALLATION_END = '2026-11-22T09:01:00.000Z';
 export const HOT_FLAGS = 3;
 /** Each hot flag's share of the events (51,000 of 10M). */
 export const HOT_FLAG_SHARE = 0.0051;
+/**
+ * About this share of the users is deleted by the end of a history, however many events it has: a user change
+ * (2 of every 100 other events) deletes its user with the chance that gives it, at most USER_DELETE_CHANCE_MAX.
+ * A fixed chance per change deleted nearly every user of a long history (1,999 of 2,000 at 10 million events).
+ */
+export const DELETED_USERS_SHARE = 0.1;
+const USER_CHANGE_SHARE = 0.02;
+const USER_DELETE_CHANCE_MAX = 0.02;
 const ENVS = ['development', 'production'] as const;
 const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'];
 const APPS = 24;
@@ -89,6 +97,8 @@ interface Resolved {
   chunk: number;
   /** events of each hot flag, its creation and the two events of that transaction included */
   hotFlagEvents: number;
+  /** the chance that a user change deletes its user (DELETED_USERS_SHARE) */
+  userDeleteChance: number;
 }
 
 function resolve(o: LargeInstallationOptions): Resolved {
@@ -128,6 +138,10 @@ function resolve(o: LargeInstallationOptions): Resolved {
     firstId: o.firstId ?? 1,
     chunk: o.chunk ?? 5000,
     hotFlagEvents,
+    userDeleteChance: Math.min(
+      USER_DELETE_CHANCE_MAX,
+      (DELETED_USERS_SHARE * users) / (USER_CHANGE_SHARE * o.events),
+    ),
   };
 }
 
@@ -591,10 +605,10 @@ export function* largeInstallation(
       });
     }
     if (k < 96 && users.length > 1) {
-      // a user changed: a new root role now and then, a few deleted
+      // a user changed: a new root role now and then, a few deleted (DELETED_USERS_SHARE by the end)
       const id = pick(users);
       const before = rootRole.get(id)!;
-      if (rnd() < 0.02) {
+      if (rnd() < r.userDeleteChance) {
         users.splice(users.indexOf(id), 1);
         rootRole.delete(id);
         return draft('user-deleted', {
