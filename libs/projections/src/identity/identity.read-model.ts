@@ -2,6 +2,7 @@ import type { RowQueryable } from '@flaglens/persistence';
 import { ADMIN_ROLE_ID, VIEWER_ROLE_ID } from './identity.logic';
 import { DEFAULT_PROJECT, SUBSCRIPTION_TYPES } from './identity-seed';
 import { isoText } from '../keyed-rows';
+import { countMemberSets } from './member-sets';
 import type { Reads } from '../change-feed';
 
 /**
@@ -187,18 +188,18 @@ export class IdentityReadModel {
   /**
    * countProjectMembers of each project: the counts in the order of `projectIds`. One statement reads each table
    * once for all the projects (`memberRowsSql`) and answers sets, not pairs: each project's direct members and
-   * live groups, and each of those groups' live users. Their unions are made here: a group is in many projects,
-   * so the pairs of project and member through a group are far more than the rows read (243,000 for 200 projects
-   * of 24 groups of 52 users), and counting them distinct in SQL sorts them all.
+   * live groups, and each of those groups' live users. Their unions are made here (`countMemberSets`, bit sets): a
+   * group is in many projects, so the pairs of project and member through a group are far more than the rows read
+   * (243,000 for 200 projects of 24 groups of 52 users), and counting them distinct in SQL sorts them all.
    */
   async countMembersOfProjects(projectIds: readonly string[]): Promise<number[]> {
     if (projectIds.length === 0) return [];
     const rows: { kind: 'direct' | 'groups' | 'users'; key: string; ids: string[] }[] = await this.db.query(
       // ids as text: the same user is the same string whether it came directly or through a group
       `WITH ${memberRowsSql('project = ANY($1::text[])')}
-       SELECT 'direct' AS kind, project AS key, array_agg(DISTINCT user_id::text) AS ids FROM direct GROUP BY project
+       SELECT 'direct' AS kind, project AS key, array_agg(user_id::text) AS ids FROM direct GROUP BY project
        UNION ALL
-       SELECT 'groups', project, array_agg(DISTINCT group_id::text) FROM grp GROUP BY project
+       SELECT 'groups', project, array_agg(group_id::text) FROM grp GROUP BY project
        UNION ALL
        SELECT 'users', group_id::text, array_agg(user_id::text) FROM live
         WHERE group_id IN (SELECT group_id FROM grp) GROUP BY group_id`,
@@ -209,21 +210,7 @@ export class IdentityReadModel {
     const users = new Map<string, string[]>();
     for (const r of rows)
       (r.kind === 'direct' ? direct : r.kind === 'groups' ? groups : users).set(r.key, r.ids);
-    const counted = new Map<string, number>();
-    return projectIds.map((project) => {
-      const known = counted.get(project);
-      if (known !== undefined) return known;
-      const members = new Set(direct.get(project));
-      // a group without a live user adds one (the reference's NULL row), once per project
-      let empty = 0;
-      for (const g of groups.get(project) ?? []) {
-        const of = users.get(g);
-        if (!of) empty = 1;
-        else for (const u of of) members.add(u);
-      }
-      counted.set(project, members.size + empty);
-      return members.size + empty;
-    });
+    return countMemberSets(projectIds, { direct, groups, users });
   }
 
   /** Members counted as §3.5 says, only from membership rows created at or after `since` when given. */

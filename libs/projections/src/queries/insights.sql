@@ -234,9 +234,9 @@ WITH m AS (SELECT * FROM identity_project_members WHERE project = ANY($1::text[]
          SELECT gu.group_id, gu.user_id FROM identity_group_users gu
            LEFT JOIN identity_users u ON u.id = gu.user_id WHERE NOT COALESCE(u.deleted, false)),
        via AS (SELECT grp.project, grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)
-       SELECT 'direct' AS kind, project AS key, array_agg(DISTINCT user_id::text) AS ids FROM direct GROUP BY project
+       SELECT 'direct' AS kind, project AS key, array_agg(user_id::text) AS ids FROM direct GROUP BY project
        UNION ALL
-       SELECT 'groups', project, array_agg(DISTINCT group_id::text) FROM grp GROUP BY project
+       SELECT 'groups', project, array_agg(group_id::text) FROM grp GROUP BY project
        UNION ALL
        SELECT 'users', group_id::text, array_agg(user_id::text) FROM live
         WHERE group_id IN (SELECT group_id FROM grp) GROUP BY group_id;
