@@ -68,10 +68,11 @@ export const ROLE_OF_MEMBER = `identity_roles r ON r.id = COALESCE(m.role_id,
  * The rows members are counted from (semantics §3.5), as the CTEs of a WITH, of the membership rows that match
  * `memberships` (an SQL condition on `identity_project_members`): `direct` (project, user_id), the users holding a
  * non-root role in the project, deleted users excluded; `via` (project, group_id, user_id), the live users of each
- * live group with a role in it, user_id NULL for a group without any.
+ * live group with a role in it, user_id NULL for a group without any. `m` is not materialized: each of its two
+ * uses reads its own kind of rows from the key (materialized, every matching row was copied, then read twice).
  */
 function memberRowsSql(memberships: string): string {
-  return `m AS (SELECT * FROM identity_project_members WHERE ${memberships}),
+  return `m AS NOT MATERIALIZED (SELECT * FROM identity_project_members WHERE ${memberships}),
        direct AS (
          SELECT m.project, m.principal_id AS user_id FROM m
            LEFT JOIN identity_users u ON u.id = m.principal_id

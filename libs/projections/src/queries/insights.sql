@@ -219,7 +219,7 @@ SELECT to_char(w.d, 'YYYY-MM-DD') AS d, to_char(w.ws, 'YYYY-MM-DD') AS ws, w.wee
  GROUP BY w.ws, w.d, w.week, x.project
  ORDER BY w.ws, x.project;
 
-WITH m AS (SELECT * FROM identity_project_members WHERE project = ANY($1::text[])),
+WITH m AS NOT MATERIALIZED (SELECT * FROM identity_project_members WHERE project = ANY($1::text[])),
        direct AS (
          SELECT m.project, m.principal_id AS user_id FROM m
            LEFT JOIN identity_users u ON u.id = m.principal_id

@@ -55,7 +55,7 @@ SELECT
         OR EXISTS (SELECT 1 FROM f WHERE (SELECT true FROM flag_sdk_usage u WHERE u.feature_name = f.name))) AS onboarded,
        (SELECT name FROM f WHERE archived_at IS NULL ORDER BY created_at, name COLLATE "C" LIMIT 1) AS first_flag,
        -- members (semantics §3.5), and those added in the current window (the instant the project is read at)
-       (WITH m AS (SELECT * FROM identity_project_members WHERE project = $1 AND (NULL::timestamptz IS NULL OR created_at >= NULL::timestamptz)),
+       (WITH m AS NOT MATERIALIZED (SELECT * FROM identity_project_members WHERE project = $1 AND (NULL::timestamptz IS NULL OR created_at >= NULL::timestamptz)),
        direct AS (
          SELECT m.project, m.principal_id AS user_id FROM m
            LEFT JOIN identity_users u ON u.id = m.principal_id
@@ -72,7 +72,7 @@ SELECT
        via AS (SELECT grp.project, grp.group_id, live.user_id FROM grp LEFT JOIN live ON live.group_id = grp.group_id)
        SELECT ((SELECT count(*) FROM (SELECT user_id FROM direct UNION SELECT user_id FROM via WHERE user_id IS NOT NULL) x)
              + (CASE WHEN EXISTS (SELECT 1 FROM via WHERE user_id IS NULL) THEN 1 ELSE 0 END))::int) AS members,
-       (WITH m AS (SELECT * FROM identity_project_members WHERE project = $1 AND ((w.now_at - interval '720 hours') IS NULL OR created_at >= (w.now_at - interval '720 hours'))),
+       (WITH m AS NOT MATERIALIZED (SELECT * FROM identity_project_members WHERE project = $1 AND ((w.now_at - interval '720 hours') IS NULL OR created_at >= (w.now_at - interval '720 hours'))),
        direct AS (
          SELECT m.project, m.principal_id AS user_id FROM m
            LEFT JOIN identity_users u ON u.id = m.principal_id

@@ -7,7 +7,7 @@ SELECT count(*)::int AS total,
                           AND $2::timestamptz - f.created_at >= t.lifetime_days * interval '1 day')::int AS aged,
        count(*) FILTER (WHERE f.stale OR (t.lifetime_days IS NOT NULL
                           AND $2::timestamptz > f.created_at + t.lifetime_days * interval '1 day'))::int AS "staleOrAged",
-       (WITH m AS (SELECT * FROM identity_project_members WHERE project = $1 AND (NULL::timestamptz IS NULL OR created_at >= NULL::timestamptz)),
+       (WITH m AS NOT MATERIALIZED (SELECT * FROM identity_project_members WHERE project = $1 AND (NULL::timestamptz IS NULL OR created_at >= NULL::timestamptz)),
        direct AS (
          SELECT m.project, m.principal_id AS user_id FROM m
            LEFT JOIN identity_users u ON u.id = m.principal_id
