@@ -33,7 +33,7 @@ export const HOT_FLAG_SHARE = 0.0051;
 /**
  * About this share of the users is deleted by the end of a history, however many events it has: a user change
  * (2 of every 100 other events) deletes its user with the chance that gives it, at most USER_DELETE_CHANCE_MAX.
- * A fixed chance per change deleted nearly every user of a long history (1,999 of 2,000 at 10 million events).
+ * A fixed chance per change would delete nearly every user of a long history (1,999 of 2,000 at 10 million events).
  */
 export const DELETED_USERS_SHARE = 0.1;
 const USER_CHANGE_SHARE = 0.02;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { countMemberSets, type MemberSets } from './member-sets';
 
-/** The rule with JavaScript sets, as the counts were made before bit sets. */
+/** The reference: the rule with JavaScript sets. */
 function reference(projectIds: readonly string[], sets: MemberSets): number[] {
   return projectIds.map((project) => {
     const members = new Set(sets.direct.get(project));
