@@ -75,8 +75,6 @@ export interface InstanceInsights {
   creationArchiveTrends: CreationArchiveTrend[];
 }
 
-const healthAndDebt = (health: number) => ({ health, technicalDebt: 100 - health });
-
 interface ProjectFlagRow {
   d: string;
   ws: string;
@@ -578,20 +576,27 @@ export class InsightsReadModel {
       this.db.query<{ project: string; ws: string; days: number; n: number }>(TTP_SQL, ph),
       this.db.query<{ project: string; ws: string; k: string; type: string; n: number }>(LIFECYCLE_SQL, ph),
     ]);
-    const lifecycle = new Map<
-      string,
-      { created: Record<string, number>; archived: number; production: number }
-    >();
+    // the answer holds about 100,000 rows (200 projects × 156 weeks × 3 lists): each row's figures are
+    // looked up once, and its date is the week's one string
+    const dates = new Map<string, string>();
+    const dateOf = (d: string): string => {
+      let date = dates.get(d);
+      if (date === undefined) dates.set(d, (date = endOfDay(d)));
+      return date;
+    };
+    type Lifecycle = { created: Record<string, number>; archived: number; production: number };
+    const lifecycle = new Map<string, Map<string, Lifecycle>>(); // project → week → figures
     for (const l of lifecycleRows) {
-      const key = `${l.ws} ${l.project}`;
-      const c = lifecycle.get(key) ?? { created: {}, archived: 0, production: 0 };
+      let weeksOf = lifecycle.get(l.project);
+      if (!weeksOf) lifecycle.set(l.project, (weeksOf = new Map()));
+      let c = weeksOf.get(l.ws);
+      if (!c) weeksOf.set(l.ws, (c = { created: {}, archived: 0, production: 0 }));
       if (l.k === 'created') c.created[l.type] = l.n;
       else if (l.k === 'archived') c.archived = l.n;
       else c.production = l.n;
-      lifecycle.set(key, c);
     }
-    const lifecycleOf = (r: { ws: string; project: string }) =>
-      lifecycle.get(`${r.ws} ${r.project}`) ?? { created: {}, archived: 0, production: 0 };
+    const lifecycleOf = (r: { ws: string; project: string }): Lifecycle =>
+      lifecycle.get(r.project)?.get(r.ws) ?? { created: {}, archived: 0, production: 0 };
     // running (days, flags) per project; rows of both lists are ordered by week
     const ttpBins = new Map<string, { ws: string; days: number; n: number }[]>();
     for (const t of ttpRows) {
@@ -613,27 +618,32 @@ export class InsightsReadModel {
       const rounded = Number((run.days / run.n).toFixed(1));
       return rounded === 0 ? 0.1 : rounded;
     };
-    const projectFlagTrends: ProjectFlagTrend[] = projectRows.map((r) => ({
-      week: r.week,
-      project: r.project,
-      date: endOfDay(r.d),
-      total: r.total,
-      active: r.total - r.stale - r.ps,
-      stale: r.stale,
-      potentiallyStale: r.ps,
-      ...healthAndDebt(healthRating(r.total, r.stale, r.ps)),
-      timeToProduction: timeToProduction(r.project, r.ws),
-    }));
+    const projectFlagTrends: ProjectFlagTrend[] = projectRows.map((r) => {
+      const health = healthRating(r.total, r.stale, r.ps);
+      return {
+        week: r.week,
+        project: r.project,
+        date: dateOf(r.d),
+        total: r.total,
+        active: r.total - r.stale - r.ps,
+        stale: r.stale,
+        potentiallyStale: r.ps,
+        health,
+        technicalDebt: 100 - health,
+        timeToProduction: timeToProduction(r.project, r.ws),
+      };
+    });
     if (early) {
       const current = projectFlagTrends.filter((r) => r.date.startsWith(today));
       const counted = await early;
       for (const r of current) r.users = counted.get(r.project);
     }
+    const figures = projectRows.map(lifecycleOf);
     const byDay = new Map<string, FlagTrend>();
     for (const w of weeks)
-      byDay.set(w.d, { date: endOfDay(w.d), total: 0, active: 0, stale: 0, potentiallyStale: 0 });
-    for (const r of projectFlagTrends) {
-      const f = byDay.get(r.date.slice(0, 10));
+      byDay.set(w.d, { date: dateOf(w.d), total: 0, active: 0, stale: 0, potentiallyStale: 0 });
+    for (const [i, r] of projectFlagTrends.entries()) {
+      const f = byDay.get(projectRows[i].d);
       if (!f) continue;
       f.total += r.total;
       f.active += r.active;
@@ -642,7 +652,7 @@ export class InsightsReadModel {
     }
     return {
       userTrends: userRows.map((r) => ({
-        date: endOfDay(r.d),
+        date: dateOf(r.d),
         total: r.total,
         active: r.active,
         inactive: r.total - r.active,
@@ -652,7 +662,7 @@ export class InsightsReadModel {
       metricsSummaryTrends: metricRows.map((r) => ({
         week: r.week,
         project: r.project,
-        date: endOfDay(r.d),
+        date: dateOf(r.d),
         totalRequests: Number(r.yes) + Number(r.no),
         totalYes: Number(r.yes),
         totalNo: Number(r.no),
@@ -662,22 +672,22 @@ export class InsightsReadModel {
       })),
       environmentTypeTrends: envRows.map((r) => ({
         week: r.week,
-        date: endOfDay(r.d),
+        date: dateOf(r.d),
         environmentType: r.type,
         totalUpdates: Number(r.n),
       })),
-      lifecycleTrends: projectRows.map((r) => ({
+      lifecycleTrends: projectRows.map((r, i) => ({
         week: r.week,
-        date: endOfDay(r.d),
+        date: projectFlagTrends[i].date,
         project: r.project,
-        newProductionFlags: lifecycleOf(r).production,
+        newProductionFlags: figures[i].production,
       })),
-      creationArchiveTrends: projectRows.map((r) => ({
+      creationArchiveTrends: projectRows.map((r, i) => ({
         week: r.week,
-        date: endOfDay(r.d),
+        date: projectFlagTrends[i].date,
         project: r.project,
-        createdFlags: lifecycleOf(r).created,
-        archivedFlags: lifecycleOf(r).archived,
+        createdFlags: figures[i].created,
+        archivedFlags: figures[i].archived,
       })),
     };
   }
