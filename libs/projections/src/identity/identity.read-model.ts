@@ -69,7 +69,7 @@ export const ROLE_OF_MEMBER = `identity_roles r ON r.id = COALESCE(m.role_id,
  * `memberships` (an SQL condition on `identity_project_members`): `direct` (project, user_id), the users holding a
  * non-root role in the project, deleted users excluded; `via` (project, group_id, user_id), the live users of each
  * live group with a role in it, user_id NULL for a group without any. `m` is not materialized: each of its two
- * uses reads its own kind of rows from the key (materialized, every matching row was copied, then read twice).
+ * uses reads its own kind of rows from the key, where a materialized `m` would copy every matching row first.
  */
 function memberRowsSql(memberships: string): string {
   return `m AS NOT MATERIALIZED (SELECT * FROM identity_project_members WHERE ${memberships}),
